@@ -1,0 +1,27 @@
+//! One entry of a task's explicit frame stack. The stack replaces recursion, so nesting depth
+//! is bounded by memory, not by the native or JS call stack.
+
+use crate::task::NodeKind;
+use crate::trace::OpenSpan;
+
+#[derive(Debug)]
+pub(crate) enum Frame {
+    /// An array being read lazily: `remaining` elements have not been requested yet.
+    Array { identity: u32, remaining: u32 },
+    /// A node whose result is being evaluated. `span` is `None` for primitives that open
+    /// their spans in their own protocol.
+    Node {
+        identity: u32,
+        kind: NodeKind,
+        span: Option<OpenSpan>,
+        reported: bool,
+    },
+}
+
+impl Frame {
+    pub(crate) fn identity(&self) -> u32 {
+        match self {
+            Frame::Array { identity, .. } | Frame::Node { identity, .. } => *identity,
+        }
+    }
+}

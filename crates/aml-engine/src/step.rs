@@ -1,0 +1,47 @@
+//! What the machine asks the driver to do next.
+//!
+//! A step is deliberately tiny so it can cross the JS boundary as one small integer:
+//! `op | trace_pending << 3 | height << 4`. `height` is the number of frames left on the
+//! task's stack after the step; the driver truncates its mirror stack of JS objects to it,
+//! which is how pops are communicated without a call per pop.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Op {
+    /// The task's value is complete; take its output.
+    Done = 0,
+    /// Read the next element of the array on top of the stack and feed it.
+    Read = 1,
+    /// Invoke the function component on top of the stack and feed its result.
+    Invoke = 2,
+    /// The node on top is a built-in primitive; the driver runs its protocol.
+    Primitive = 3,
+    /// The engine rejected the value; read the error, the task is gone.
+    Error = 4,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub op: Op,
+    pub height: u32,
+    pub trace_pending: bool,
+}
+
+impl Step {
+    pub fn encode(self) -> u32 {
+        (self.op as u32) | ((self.trace_pending as u32) << 3) | (self.height << 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_packs_op_flag_and_height() {
+        let s = Step { op: Op::Invoke, height: 5, trace_pending: true };
+        assert_eq!(s.encode(), 2 | 8 | (5 << 4));
+        let d = Step { op: Op::Done, height: 0, trace_pending: false };
+        assert_eq!(d.encode(), 0);
+    }
+}

@@ -1,0 +1,326 @@
+//! The trace model: span identities, the per-evaluation sequence, and the records a driver
+//! turns into the public `AmlTraceEvent` objects (INVENTORY §2.2).
+//!
+//! Records are produced only while tracing is enabled (some listener exists), so a run
+//! without listeners pays for two counters and an `Instant` per span, nothing more.
+//! Sensitive attributes travel separately from metadata so the facade can build the
+//! redacted event and, only when a listener consents, the content event.
+
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use crate::span_id::SpanId;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpanKind {
+    Evaluation,
+    Component,
+    Agent,
+    File,
+    System,
+    Skill,
+    Tool,
+    Loop,
+    Sandbox,
+    Script,
+    Workspace,
+    Parallel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpanStatus {
+    Ok,
+    Error,
+}
+
+/// `AmlTraceAttribute = boolean | number | string | readonly string[]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum AttrValue {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+    List(Vec<String>),
+}
+
+pub type Attributes = Vec<(String, AttrValue)>;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum TraceRecord {
+    #[serde(rename = "span.start")]
+    SpanStart {
+        #[serde(rename = "spanId")]
+        span_id: SpanId,
+        #[serde(rename = "parentSpanId", skip_serializing_if = "Option::is_none")]
+        parent: Option<SpanId>,
+        sequence: u64,
+        timestamp: f64,
+        kind: SpanKind,
+        name: String,
+        #[serde(serialize_with = "attrs")]
+        attributes: Attributes,
+        #[serde(serialize_with = "attrs")]
+        sensitive: Attributes,
+    },
+    #[serde(rename = "span.end")]
+    SpanEnd {
+        #[serde(rename = "spanId")]
+        span_id: SpanId,
+        #[serde(rename = "parentSpanId", skip_serializing_if = "Option::is_none")]
+        parent: Option<SpanId>,
+        sequence: u64,
+        timestamp: f64,
+        kind: SpanKind,
+        name: String,
+        status: SpanStatus,
+        #[serde(rename = "durationMs")]
+        duration_ms: f64,
+        #[serde(serialize_with = "attrs")]
+        attributes: Attributes,
+        #[serde(serialize_with = "attrs")]
+        sensitive: Attributes,
+    },
+    #[serde(rename = "event")]
+    Point {
+        #[serde(rename = "spanId")]
+        span_id: SpanId,
+        #[serde(rename = "parentSpanId", skip_serializing_if = "Option::is_none")]
+        parent: Option<SpanId>,
+        sequence: u64,
+        timestamp: f64,
+        name: String,
+        #[serde(serialize_with = "attrs")]
+        attributes: Attributes,
+        #[serde(serialize_with = "attrs")]
+        sensitive: Attributes,
+    },
+}
+
+/// Attributes serialise as an object in insertion order; the facade freezes them with a
+/// null prototype.
+fn attrs<S: serde::Serializer>(list: &Attributes, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(list.len()))?;
+    for (k, v) in list {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
+}
+
+/// An open span: what `span.end` must repeat from `span.start`, plus its start instant.
+#[derive(Debug, Clone)]
+pub struct OpenSpan {
+    pub id: SpanId,
+    pub parent: Option<SpanId>,
+    pub kind: SpanKind,
+    pub name: String,
+    pub started: Instant,
+}
+
+/// How a span failed: `error.type` is metadata, `error.message` is sensitive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpanFailure {
+    pub error_type: String,
+    pub message: String,
+}
+
+/// Per-domain trace state.
+#[derive(Debug)]
+pub struct Tracer {
+    enabled: bool,
+    next_trace: u64,
+    next_span: u64,
+    sequence: u64,
+    pending: Vec<TraceRecord>,
+}
+
+impl Default for Tracer {
+    fn default() -> Self {
+        Tracer {
+            enabled: false,
+            next_trace: 1,
+            next_span: 1,
+            sequence: 0,
+            pending: Vec::new(),
+        }
+    }
+}
+
+fn now_ms() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as f64)
+        .unwrap_or(0.0)
+}
+
+impl Tracer {
+    pub fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    pub fn drain(&mut self) -> Vec<TraceRecord> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Allocates a `trace-N` identity (components, System, Skill, Tool, sessions).
+    pub fn next_trace_id(&mut self) -> SpanId {
+        let id = SpanId::Trace(self.next_trace);
+        self.next_trace += 1;
+        id
+    }
+
+    /// Allocates a `span-N` identity (Agent, Sandbox, Workspace, File, Script, Loop).
+    pub fn next_span_id(&mut self) -> SpanId {
+        let id = SpanId::Span(self.next_span);
+        self.next_span += 1;
+        id
+    }
+
+    fn next_sequence(&mut self) -> u64 {
+        self.sequence += 1;
+        self.sequence
+    }
+
+    /// Opens a span and, when tracing, records its `span.start`.
+    pub fn open(
+        &mut self,
+        id: SpanId,
+        parent: Option<SpanId>,
+        kind: SpanKind,
+        name: String,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) -> OpenSpan {
+        let started = Instant::now();
+        if self.enabled {
+            let sequence = self.next_sequence();
+            self.pending.push(TraceRecord::SpanStart {
+                span_id: id,
+                parent,
+                sequence,
+                timestamp: now_ms(),
+                kind,
+                name: name.clone(),
+                attributes,
+                sensitive,
+            });
+        }
+        OpenSpan {
+            id,
+            parent,
+            kind,
+            name,
+            started,
+        }
+    }
+
+    /// Closes a span; a failure adds `error.type` (metadata) and `error.message` (sensitive).
+    pub fn close(
+        &mut self,
+        span: OpenSpan,
+        failure: Option<&SpanFailure>,
+        mut attributes: Attributes,
+        mut sensitive: Attributes,
+    ) {
+        if !self.enabled {
+            return;
+        }
+        let status = match failure {
+            None => SpanStatus::Ok,
+            Some(f) => {
+                attributes.push(("error.type".into(), AttrValue::Text(f.error_type.clone())));
+                sensitive.push(("error.message".into(), AttrValue::Text(f.message.clone())));
+                SpanStatus::Error
+            }
+        };
+        let sequence = self.next_sequence();
+        self.pending.push(TraceRecord::SpanEnd {
+            span_id: span.id,
+            parent: span.parent,
+            sequence,
+            timestamp: now_ms(),
+            kind: span.kind,
+            name: span.name,
+            status,
+            duration_ms: span.started.elapsed().as_secs_f64() * 1000.0,
+            attributes,
+            sensitive,
+        });
+    }
+
+    /// Records a point event on `span`.
+    pub fn point(
+        &mut self,
+        span: SpanId,
+        parent: Option<SpanId>,
+        name: String,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) {
+        if !self.enabled {
+            return;
+        }
+        let sequence = self.next_sequence();
+        self.pending.push(TraceRecord::Point {
+            span_id: span,
+            parent,
+            sequence,
+            timestamp: now_ms(),
+            name,
+            attributes,
+            sensitive,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_use_two_counters_and_root_is_trace_zero() {
+        let mut t = Tracer::default();
+        assert_eq!(SpanId::ROOT.to_string(), "trace-0");
+        assert_eq!(t.next_trace_id().to_string(), "trace-1");
+        assert_eq!(t.next_span_id().to_string(), "span-1");
+        assert_eq!(t.next_trace_id().to_string(), "trace-2");
+    }
+
+    #[test]
+    fn disabled_tracer_records_nothing() {
+        let mut t = Tracer::default();
+        let s = t.open(SpanId::ROOT, None, SpanKind::Evaluation, "evaluate".into(), vec![], vec![]);
+        t.close(s, None, vec![], vec![]);
+        assert!(!t.has_pending());
+    }
+
+    #[test]
+    fn failed_span_carries_type_as_metadata_and_message_as_sensitive() {
+        let mut t = Tracer::default();
+        t.set_enabled(true);
+        let s = t.open(SpanId::ROOT, None, SpanKind::Evaluation, "evaluate".into(), vec![], vec![]);
+        let failure = SpanFailure { error_type: "TypeError".into(), message: "boom".into() };
+        t.close(s, Some(&failure), vec![], vec![]);
+        let records = t.drain();
+        assert_eq!(records.len(), 2);
+        let json = serde_json::to_value(&records[1]).unwrap();
+        assert_eq!(json["type"], "span.end");
+        assert_eq!(json["status"], "error");
+        assert_eq!(json["sequence"], 2);
+        assert_eq!(json["attributes"]["error.type"], "TypeError");
+        assert_eq!(json["sensitive"]["error.message"], "boom");
+        assert!(json.get("parentSpanId").is_none());
+    }
+}

@@ -1,0 +1,22 @@
+// Public entry of @aml-jsx/sdk. See docs/ARCHITECTURE.md for how the pieces fit.
+export { evaluate } from "./lib/component-scope.js"
+export { createConsoleTracer } from "./lib/console-tracer.js"
+export { EvaluationError, ToolInputError, ToolOutputError, WorkspaceConflictError } from "./lib/errors.js"
+export { Fragment } from "./lib/fragment.js"
+export {
+  Agent,
+  File,
+  FollowUp,
+  Include,
+  Loop,
+  Mcp,
+  Parallel,
+  Sandbox,
+  Script,
+  Skill,
+  System,
+  Tool,
+  Workspace,
+} from "./lib/primitives.js"
+export { ProcessSignalCancellation } from "./lib/process-signal-cancellation.js"
+export { AmlRuntime } from "./lib/runtime.js"

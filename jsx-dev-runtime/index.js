@@ -1,0 +1,2 @@
+export { Fragment } from "../lib/fragment.js"
+export { jsxDEV } from "../lib/jsx.js"

@@ -1,0 +1,2 @@
+export { Fragment } from "../lib/fragment.js"
+export { jsx, jsxs } from "../lib/jsx.js"

@@ -1,0 +1,3 @@
+export function createConsoleTracer() {
+  throw new Error("createConsoleTracer: in progress")
+}

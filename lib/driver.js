@@ -1,0 +1,188 @@
+// The task driver: feeds one task's values to the Rust frame machine and performs the steps
+// it asks for. JS keeps a mirror stack of the arrays and nodes the machine holds by
+// identity; the machine's `height` tells it how far to truncate after pops.
+//
+// Hot path rules: no allocation per value beyond what the user's code allocates, one
+// synchronous napi call per value, and no promise unless the tree is actually async.
+
+import { ComponentScope, joinNested, storage } from "./component-scope.js"
+import { EvaluationError } from "./errors.js"
+import { describeError } from "./error-shape.js"
+import { NODE_BRAND, PRIMITIVE_KIND } from "./node.js"
+import { PRIMITIVE_LABELS, primitiveCode } from "./primitives.js"
+import { settle, untilAborted } from "./thenable.js"
+
+const OP_DONE = 0
+const OP_READ = 1
+const OP_INVOKE = 2
+const OP_PRIMITIVE = 3
+const OP_ERROR = 4
+const TRACE_PENDING = 8
+
+const isArray = Array.isArray
+
+/** Marks a component result that is still settling (async component or joined nested work). */
+class Pending {
+  constructor(promise) {
+    this.promise = promise
+  }
+}
+
+/** Marks a component's synchronous non-renderable object result whose `then` was read. */
+class Unrenderable {
+  constructor(typeName) {
+    this.typeName = typeName
+  }
+}
+
+function callComponent(scope, type, props) {
+  const result = type(props)
+  if (result !== null && (typeof result === "object" || typeof result === "function")) {
+    if (!isArray(result) && result.$$typeof !== NODE_BRAND) {
+      scope.thenRead = true
+      scope.then = result.then
+    }
+  }
+  return result
+}
+
+/** Invokes a function component inside its ComponentScope (RT-2 lifetime rules). */
+function invoke(domain, task, node) {
+  const scope = new ComponentScope(domain, task)
+  let result
+  try {
+    result = storage.run(scope, callComponent, scope, node.type, node.props)
+  } catch (error) {
+    scope.active = false
+    return settledJoin(scope, true, error, undefined)
+  }
+  const then = scope.then
+  if (typeof then !== "function") {
+    // Synchronous components lose access before their queued microtasks run.
+    scope.active = false
+    // `then` was read and is not callable: the object is not renderable, and it must not
+    // be read a second time by the classifier.
+    if (scope.thenRead) return settledJoin(scope, false, undefined, new Unrenderable(typeof result))
+    return settledJoin(scope, false, undefined, result)
+  }
+  const promise = settle(result, then).then(
+    (value) => {
+      scope.active = false
+      return joinNested(scope, false, undefined, value)
+    },
+    (error) => {
+      scope.active = false
+      return joinNested(scope, true, error, undefined)
+    },
+  )
+  return new Pending(promise)
+}
+
+function settledJoin(scope, failed, error, value) {
+  const joined = joinNested(scope, failed, error, value)
+  return scope.pending !== null && scope.pending.size > 0 ? new Pending(joined) : joined
+}
+
+function componentName(type) {
+  const name = type.name
+  return typeof name === "string" && name.length > 0 ? name : "AnonymousComponent"
+}
+
+/**
+ * Evaluates `value` as task `task` of `domain` and resolves with its text.
+ * On failure the task's spans are closed with the error and the error is rethrown as is.
+ */
+export async function runTask(domain, task, value) {
+  const native = domain.native
+  const signal = domain.signal
+  const objects = []
+  const cursors = []
+  let alive = true
+  try {
+    for (;;) {
+      // Enter one value.
+      let code
+      for (;;) {
+        if (signal.aborted) throw signal.reason
+        const type = typeof value
+        if (type === "string") {
+          code = native.text(task, value)
+        } else if (type === "number") {
+          code = native.text(task, String(value))
+        } else if (value === undefined || value === null || type === "boolean") {
+          code = native.empty(task)
+        } else if (type === "object" || type === "function") {
+          if (isArray(value)) {
+            objects.push(value)
+            cursors.push(0)
+            code = native.array(task, domain.identity(value), value.length)
+          } else if (value.$$typeof === NODE_BRAND) {
+            objects.push(value)
+            cursors.push(0)
+            code = enterNode(domain, task, value)
+          } else if (value instanceof Pending) {
+            value = await untilAborted(value.promise, signal)
+            continue
+          } else if (value instanceof Unrenderable) {
+            code = native.invalid(task, value.typeName)
+          } else {
+            const then = value.then
+            if (typeof then === "function") {
+              value = await untilAborted(settle(value, then), signal)
+              continue
+            }
+            code = native.invalid(task, type)
+          }
+        } else {
+          code = native.invalid(task, type)
+        }
+        break
+      }
+      // Perform steps until the machine wants another value.
+      for (;;) {
+        if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
+        const height = code >>> 4
+        if (objects.length !== height) {
+          objects.length = height
+          cursors.length = height
+        }
+        const op = code & 7
+        if (op === OP_READ) {
+          const top = height - 1
+          value = objects[top][cursors[top]++]
+        } else if (op === OP_INVOKE) {
+          value = invoke(domain, task, objects[height - 1])
+        } else if (op === OP_DONE) {
+          alive = false
+          return native.finish(task)
+        } else if (op === OP_ERROR) {
+          alive = false
+          throw new EvaluationError(native.takeError(task))
+        } else if (op === OP_PRIMITIVE) {
+          value = domain.primitive(task, objects[height - 1])
+        }
+        break
+      }
+    }
+  } catch (error) {
+    if (alive) {
+      const { type, message } = describeError(error)
+      native.fail(task, type, message)
+      domain.flushTrace()
+    }
+    throw error
+  }
+}
+
+function enterNode(domain, task, node) {
+  const type = node.type
+  if (typeof type !== "function") return domain.native.unknownElement(task)
+  const kind = type[PRIMITIVE_KIND]
+  if (kind !== undefined) {
+    const code = primitiveCode(kind)
+    if (code < 0) return domain.native.unknownElement(task)
+    return domain.native.node(task, domain.identity(node), code, PRIMITIVE_LABELS[kind])
+  }
+  const name = domain.tracing ? componentName(type) : ""
+  return domain.native.node(task, domain.identity(node), -1, name)
+}

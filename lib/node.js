@@ -1,0 +1,33 @@
+// AML nodes: immutable JSX descriptors. Building a node never calls its component.
+// The brand is a non-enumerable own `$$typeof` holding a Symbol.for key, so nodes from
+// another physical SDK copy are recognised and plain `{ type, props }` objects are not.
+
+export const NODE_BRAND = Symbol.for("@aml-jsx/sdk/node")
+export const PRIMITIVE_KIND = Symbol.for("@aml-jsx/sdk/primitive-kind")
+
+const brand = { configurable: false, enumerable: false, value: NODE_BRAND, writable: false }
+
+class AmlNode {
+  constructor(type, props) {
+    this.type = type
+    this.props = props
+    Object.defineProperty(this, "$$typeof", brand)
+    Object.freeze(this)
+  }
+
+  static is(value) {
+    return (
+      value !== null &&
+      (typeof value === "object" || typeof value === "function") &&
+      value.$$typeof === NODE_BRAND
+    )
+  }
+}
+
+export const isNode = AmlNode.is
+
+/** Creates a frozen node from `type` and a shallow, frozen copy of `props`. */
+export function createNode(type, props) {
+  const copy = props == null ? {} : { ...props }
+  return new AmlNode(type, Object.freeze(copy))
+}

@@ -1,0 +1,87 @@
+// AmlRuntime: captured options, runtime-wide listeners, and the order of work of one
+// evaluation (INVENTORY RT-1): start listeners, second abort check, root span, tree,
+// resource release, finish listeners, root span close.
+
+import { EvaluationDomain } from "./domain.js"
+import { describeError } from "./error-shape.js"
+import { dispatchFinish, dispatchStart } from "./lifecycle.js"
+import { ListenerRegistry } from "./listeners.js"
+import { captureRuntimeOptions } from "./runtime-options.js"
+
+export class AmlRuntime {
+  #options
+  #listeners
+  #domains = new Set()
+
+  constructor(options) {
+    this.#options = captureRuntimeOptions(options)
+    this.#listeners = new ListenerRegistry(() => {
+      for (const domain of this.#domains) domain.refreshTracing()
+    })
+    if (this.#options.trace !== undefined) this.#listeners.add("trace", this.#options.trace, false)
+  }
+
+  on(name, listener) {
+    return this.#listeners.add(name, listener, false)
+  }
+
+  once(name, listener) {
+    return this.#listeners.add(name, listener, true)
+  }
+
+  evaluate(value, options) {
+    const signal = options?.signal
+    if (signal !== undefined && signal !== null) {
+      if (!(signal instanceof AbortSignal)) {
+        return Promise.reject(new TypeError("evaluate() signal must be an AbortSignal"))
+      }
+      if (signal.aborted) return Promise.reject(signal.reason)
+    }
+    return this.#run(value, signal ?? new AbortController().signal)
+  }
+
+  async #run(value, signal) {
+    const domain = new EvaluationDomain(this.#listeners, this.#options, signal)
+    const registries = [this.#listeners, domain.local]
+    this.#domains.add(domain)
+    let failed = false
+    let error
+    let result
+    let rooted = false
+    try {
+      await dispatchStart(registries, Object.freeze({ runId: domain.runId, signal }))
+      if (signal.aborted) throw signal.reason
+      rooted = true
+      domain.native.openRoot()
+      domain.flushTrace()
+      result = await domain.evaluateRoot(value)
+    } catch (caught) {
+      failed = true
+      error = caught
+    }
+    domain.close()
+    try {
+      const outcome = failed
+        ? { error, runId: domain.runId, signal, status: "error" }
+        : { runId: domain.runId, signal, status: "ok" }
+      await dispatchFinish(registries, Object.freeze(outcome))
+    } catch (finishError) {
+      error = failed
+        ? new AggregateError([error, finishError], "AML evaluation and finish listeners both failed")
+        : finishError
+      failed = true
+    }
+    if (rooted) {
+      if (failed) {
+        const { type, message } = describeError(error)
+        domain.native.closeRoot(type, message)
+      } else {
+        domain.native.closeRoot()
+      }
+      domain.flushTrace()
+    }
+    this.#domains.delete(domain)
+    if (failed) throw error
+    return result
+  }
+}

@@ -1,0 +1,7 @@
+//! napi binding for `@aml-jsx/sdk`. Conversions only: every method forwards to the napi-free
+//! engine in `crates/aml-engine` and turns its results into numbers, strings or JSON.
+
+mod evaluation;
+mod guard;
+
+pub use evaluation::NativeEvaluation;

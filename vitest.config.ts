@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url"
+
+import { defineConfig } from "vitest/config"
+
+const root = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+export default defineConfig({
+  esbuild: { jsx: "automatic", jsxImportSource: "@aml-jsx/sdk" },
+  resolve: {
+    alias: [
+      { find: /^@aml-jsx\/sdk\/jsx-runtime$/, replacement: root("./jsx-runtime/index.js") },
+      { find: /^@aml-jsx\/sdk\/jsx-dev-runtime$/, replacement: root("./jsx-dev-runtime/index.js") },
+      { find: /^@aml-jsx\/sdk\/testing$/, replacement: root("./testing/index.js") },
+      { find: /^@aml-jsx\/sdk$/, replacement: root("./index.js") },
+    ],
+  },
+  test: {
+    include: ["__test__/**/*.spec.{ts,tsx}"],
+    // Weak threadsafe functions and AsyncLocalStorage misbehave in worker threads; forks
+    // give each file a real process.
+    pool: "forks",
+    testTimeout: 20_000,
+  },
+})
