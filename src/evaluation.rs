@@ -68,7 +68,11 @@ impl NativeEvaluation {
     }
 
     #[napi]
-    pub fn close_root(&mut self, error_type: Option<String>, message: Option<String>) -> Result<()> {
+    pub fn close_root(
+        &mut self,
+        error_type: Option<String>,
+        message: Option<String>,
+    ) -> Result<()> {
         guard(|| {
             let failure = error_type.map(|error_type| SpanFailure {
                 error_type,
@@ -87,12 +91,22 @@ impl NativeEvaluation {
 
     #[napi]
     pub fn text(&mut self, task: u32, text: String) -> Result<u32> {
-        guard(|| self.domain.text(task, &text).map(|s| s.encode()).map_err(engine_error))
+        guard(|| {
+            self.domain
+                .text(task, &text)
+                .map(|s| s.encode())
+                .map_err(engine_error)
+        })
     }
 
     #[napi]
     pub fn empty(&mut self, task: u32) -> Result<u32> {
-        guard(|| self.domain.empty(task).map(|s| s.encode()).map_err(engine_error))
+        guard(|| {
+            self.domain
+                .empty(task)
+                .map(|s| s.encode())
+                .map_err(engine_error)
+        })
     }
 
     #[napi]
@@ -151,7 +165,13 @@ impl NativeEvaluation {
     pub fn fail(&mut self, task: u32, error_type: String, message: String) -> Result<()> {
         guard(|| {
             self.domain
-                .fail(task, SpanFailure { error_type, message })
+                .fail(
+                    task,
+                    SpanFailure {
+                        error_type,
+                        message,
+                    },
+                )
                 .map_err(engine_error)
         })
     }

@@ -39,9 +39,17 @@ mod tests {
 
     #[test]
     fn encoding_packs_op_flag_and_height() {
-        let s = Step { op: Op::Invoke, height: 5, trace_pending: true };
+        let s = Step {
+            op: Op::Invoke,
+            height: 5,
+            trace_pending: true,
+        };
         assert_eq!(s.encode(), 2 | 8 | (5 << 4));
-        let d = Step { op: Op::Done, height: 0, trace_pending: false };
+        let d = Step {
+            op: Op::Done,
+            height: 0,
+            trace_pending: false,
+        };
         assert_eq!(d.encode(), 0);
     }
 }

@@ -125,7 +125,8 @@ impl Task {
                 let reported = tracer.enabled();
                 let parent = Some(self.current_span());
                 let id = tracer.next_trace_id();
-                let span = tracer.open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
+                let span =
+                    tracer.open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
                 (Some(span), reported, Op::Invoke)
             }
             NodeKind::Primitive(_) => (None, false, Op::Primitive),

@@ -301,7 +301,14 @@ mod tests {
     #[test]
     fn disabled_tracer_records_nothing() {
         let mut t = Tracer::default();
-        let s = t.open(SpanId::ROOT, None, SpanKind::Evaluation, "evaluate".into(), vec![], vec![]);
+        let s = t.open(
+            SpanId::ROOT,
+            None,
+            SpanKind::Evaluation,
+            "evaluate".into(),
+            vec![],
+            vec![],
+        );
         t.close(s, None, vec![], vec![]);
         assert!(!t.has_pending());
     }
@@ -310,8 +317,18 @@ mod tests {
     fn failed_span_carries_type_as_metadata_and_message_as_sensitive() {
         let mut t = Tracer::default();
         t.set_enabled(true);
-        let s = t.open(SpanId::ROOT, None, SpanKind::Evaluation, "evaluate".into(), vec![], vec![]);
-        let failure = SpanFailure { error_type: "TypeError".into(), message: "boom".into() };
+        let s = t.open(
+            SpanId::ROOT,
+            None,
+            SpanKind::Evaluation,
+            "evaluate".into(),
+            vec![],
+            vec![],
+        );
+        let failure = SpanFailure {
+            error_type: "TypeError".into(),
+            message: "boom".into(),
+        };
         t.close(s, Some(&failure), vec![], vec![]);
         let records = t.drain();
         assert_eq!(records.len(), 2);

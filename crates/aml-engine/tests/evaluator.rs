@@ -42,13 +42,25 @@ fn step(op: Op, height: u32) -> Step {
 #[test]
 fn strings_concatenate_in_authored_order() {
     assert_eq!(eval(text("hello")).unwrap(), "hello");
-    assert_eq!(eval(arr(vec![text("a"), text("b"), text("c")])).unwrap(), "abc");
-    assert_eq!(eval(arr(vec![text("c"), text("b"), text("a")])).unwrap(), "cba");
+    assert_eq!(
+        eval(arr(vec![text("a"), text("b"), text("c")])).unwrap(),
+        "abc"
+    );
+    assert_eq!(
+        eval(arr(vec![text("c"), text("b"), text("a")])).unwrap(),
+        "cba"
+    );
 }
 
 #[test]
 fn numbers_are_plain_text_from_the_driver() {
-    let v = arr(vec![V::Num(1.0), text(" + "), V::Num(2.5), text(" = "), V::Num(3.5)]);
+    let v = arr(vec![
+        V::Num(1.0),
+        text(" + "),
+        V::Num(2.5),
+        text(" = "),
+        V::Num(3.5),
+    ]);
     assert_eq!(eval(v).unwrap(), "1 + 2.5 = 3.5");
 }
 
@@ -56,7 +68,14 @@ fn numbers_are_plain_text_from_the_driver() {
 fn empty_values_add_nothing() {
     assert_eq!(eval(V::Empty).unwrap(), "");
     assert_eq!(eval(arr(vec![])).unwrap(), "");
-    let v = arr(vec![V::Empty, text("x"), arr(vec![]), V::Empty, text("y"), V::Empty]);
+    let v = arr(vec![
+        V::Empty,
+        text("x"),
+        arr(vec![]),
+        V::Empty,
+        text("y"),
+        V::Empty,
+    ]);
     assert_eq!(eval(v).unwrap(), "xy");
     assert_eq!(eval(comp("Nothing", |_| V::Empty)).unwrap(), "");
 }
@@ -98,10 +117,16 @@ fn raw_protocol_steps_report_op_and_height() {
     let t = d.new_task(None).unwrap();
     assert_eq!(d.array(t, 1, 2).unwrap(), step(Op::Read, 1));
     assert_eq!(d.text(t, "a").unwrap(), step(Op::Read, 1));
-    assert_eq!(d.node(t, 2, NodeKind::Component, "C").unwrap(), step(Op::Invoke, 2));
+    assert_eq!(
+        d.node(t, 2, NodeKind::Component, "C").unwrap(),
+        step(Op::Invoke, 2)
+    );
     assert_eq!(d.depth(t).unwrap(), 1);
     assert_eq!(d.array(t, 3, 1).unwrap(), step(Op::Read, 3));
-    assert_eq!(d.node(t, 4, NodeKind::Primitive(7), "P").unwrap(), step(Op::Primitive, 4));
+    assert_eq!(
+        d.node(t, 4, NodeKind::Primitive(7), "P").unwrap(),
+        step(Op::Primitive, 4)
+    );
     assert_eq!(d.kind_on_top(t).unwrap(), Some(NodeKind::Primitive(7)));
     assert_eq!(d.depth(t).unwrap(), 2);
     // The primitive's output completes P, the inner array, C and the outer array at once.
@@ -124,7 +149,9 @@ fn array_cycle_is_rejected() {
     let a2 = arr(vec![b.clone()]);
     let V::Array(bdef) = &b else { unreachable!() };
     let back = a2.clone();
-    bdef.items.borrow_mut().push(comp("Back", move |_| back.clone()));
+    bdef.items
+        .borrow_mut()
+        .push(comp("Back", move |_| back.clone()));
     assert_eq!(engine_err(eval(a2)), EvalError::ArrayCycle);
 }
 
@@ -147,7 +174,10 @@ fn node_cycle_is_rejected() {
 #[test]
 fn same_node_twice_as_siblings_is_not_a_cycle() {
     let n = comp("N", |_| text("n"));
-    assert_eq!(eval(arr(vec![n.clone(), text("-"), n.clone()])).unwrap(), "n-n");
+    assert_eq!(
+        eval(arr(vec![n.clone(), text("-"), n.clone()])).unwrap(),
+        "n-n"
+    );
     // Also when the second use is in a sibling subtree, and when the node renders an array.
     let m = comp("M", |_| arr(vec![text("m"), text("!")]));
     let v = arr(vec![m.clone(), arr(vec![m.clone(), n.clone()]), m]);
@@ -157,7 +187,10 @@ fn same_node_twice_as_siblings_is_not_a_cycle() {
 #[test]
 fn same_array_twice_as_siblings_is_not_a_cycle() {
     let inner = arr(vec![text("i"), text("j")]);
-    assert_eq!(eval(arr(vec![inner.clone(), inner.clone()])).unwrap(), "ijij");
+    assert_eq!(
+        eval(arr(vec![inner.clone(), inner.clone()])).unwrap(),
+        "ijij"
+    );
     let i2 = inner.clone();
     let c = comp("C", move |_| i2.clone());
     let v = arr(vec![c.clone(), inner.clone(), arr(vec![inner]), c]);
@@ -170,7 +203,10 @@ fn unrenderable_values_are_rejected() {
     assert_eq!(err, EvalError::CannotRender("object".into()));
     assert_eq!(err.to_string(), "AML cannot render a value of type object");
     let err = engine_err(eval(comp("Fn", |_| V::Invalid("function"))));
-    assert_eq!(err.to_string(), "AML cannot render a value of type function");
+    assert_eq!(
+        err.to_string(),
+        "AML cannot render a value of type function"
+    );
     assert_eq!(err.js_name(), "EvaluationError");
 }
 
@@ -244,7 +280,9 @@ fn max_depth_zero_is_unlimited() {
 
 #[test]
 fn wide_array_of_strings_is_stack_safe() {
-    let items: Vec<V> = (0..100_000).map(|i| text(if i % 2 == 0 { "a" } else { "b" })).collect();
+    let items: Vec<V> = (0..100_000)
+        .map(|i| text(if i % 2 == 0 { "a" } else { "b" }))
+        .collect();
     let out = eval(arr(items)).unwrap();
     assert_eq!(out.len(), 100_000);
     assert_eq!(out, "ab".repeat(50_000));
@@ -252,7 +290,10 @@ fn wide_array_of_strings_is_stack_safe() {
 
 #[test]
 fn deep_component_chain_is_stack_safe() {
-    assert_eq!(eval_with_depth(0, chain(10_000, "bottom")).unwrap(), "bottom");
+    assert_eq!(
+        eval_with_depth(0, chain(10_000, "bottom")).unwrap(),
+        "bottom"
+    );
     // Deep arrays as well.
     let mut v = text("core");
     for _ in 0..10_000 {

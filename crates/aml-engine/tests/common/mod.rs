@@ -121,7 +121,11 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// A component-local `evaluate()`: a nested task whose parent is this component's task.
     pub fn evaluate(&mut self, v: V) -> Result<String, Failure> {
-        let nested = self.run.d.new_task(Some(self.task)).map_err(Failure::Engine)?;
+        let nested = self
+            .run
+            .d
+            .new_task(Some(self.task))
+            .map_err(Failure::Engine)?;
         assert_ne!(nested, self.task);
         self.run.drive(nested, v)
     }
@@ -184,7 +188,9 @@ impl Run {
                 V::Text(s) => self.d.text(task, s),
                 V::Num(n) => self.d.text(task, &n.to_string()),
                 V::Empty => self.d.empty(task),
-                V::Array(a) => self.d.array(task, a.identity, a.items.borrow().len() as u32),
+                V::Array(a) => self
+                    .d
+                    .array(task, a.identity, a.items.borrow().len() as u32),
                 V::Node(n) => self.d.node(task, n.identity, n.kind, &n.name),
                 V::Invalid(t) => self.d.invalid(task, t),
                 V::Unknown => self.d.unknown_element(task),
@@ -202,7 +208,11 @@ impl Run {
             self.collect(step.trace_pending);
             mirror.push((next, 0));
             let height = step.height as usize;
-            assert!(height <= mirror.len(), "height {height} > mirror {}", mirror.len());
+            assert!(
+                height <= mirror.len(),
+                "height {height} > mirror {}",
+                mirror.len()
+            );
             if step.op != Op::Error {
                 // A popped array must have been read to its end.
                 for (v, read) in &mirror[height..] {

@@ -1,0 +1,5 @@
+// `npm run bench`: every benchmark the issues ask for, medians only.
+import { evaluatorBenchmarks } from "./evaluator.js"
+
+console.log(`node ${process.version}, ${process.platform}-${process.arch}`)
+await evaluatorBenchmarks()

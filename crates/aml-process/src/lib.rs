@@ -1,0 +1,1 @@
+//! Process supervision for AML (work in progress).
