@@ -4,4 +4,4 @@
 mod evaluation;
 mod guard;
 
-pub use evaluation::NativeEvaluation;
+pub use evaluation::{panic_for_test, NativeEvaluation};
