@@ -17,7 +17,7 @@ export class EvaluationDomain {
     this.options = options
     this.signal = signal
     this.runId = randomUUID()
-    this.native = new NativeEvaluation(nativeLimits(options.limits))
+    this.native = new NativeEvaluation(nativeLimits(options.limits), options.allowedTools ?? null, options.system)
     this.closed = false
     this.runtimeListeners = runtimeListeners
     this.local = new ListenerRegistry(() => this.refreshTracing())
@@ -56,6 +56,10 @@ export class EvaluationDomain {
   }
 
   evaluateNested(parentTask, value) {
+    // After an abort the parent task may already have failed (its await rejected with the
+    // reason while the component kept running): reject like any frame would, without
+    // asking the engine for a child of a dead task.
+    if (this.signal.aborted) return Promise.reject(this.signal.reason)
     return runTask(this, this.native.newTask(parentTask), value)
   }
 

@@ -17,7 +17,10 @@ const OP_READ = 1
 const OP_INVOKE = 2
 const OP_PRIMITIVE = 3
 const OP_ERROR = 4
-const TRACE_PENDING = 8
+const OP_CHILDREN = 5
+const OP_AGENT = 6
+const TRACE_PENDING = 16
+const HEIGHT_SHIFT = 5
 
 const isArray = Array.isArray
 
@@ -141,12 +144,12 @@ export async function runTask(domain, task, value) {
       // Perform steps until the machine wants another value.
       for (;;) {
         if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
-        const height = code >>> 4
+        const height = code >>> HEIGHT_SHIFT
         if (objects.length !== height) {
           objects.length = height
           cursors.length = height
         }
-        const op = code & 7
+        const op = code & 15
         if (op === OP_READ) {
           const top = height - 1
           value = objects[top][cursors[top]++]

@@ -49,18 +49,21 @@ export function captureRuntimeOptions(options = {}) {
   for (const [name, fallback] of LIMITS) limits[name] = limit(options, name, fallback)
   const allowedMcpServers = nameList(options, "allowedMcpServers")
   const allowedTools = nameList(options, "allowedTools")
-  const system = options.system === undefined ? "" : options.system
+  // Each option is read exactly once: a getter or Proxy sees one read per option.
+  const systemOption = options.system
+  const system = systemOption === undefined ? "" : systemOption
   if (typeof system !== "string") throw new TypeError("system must be a string")
-  const agentProvider = options.agentProvider === undefined ? undefined : checkAgentProvider(options.agentProvider)
-  const sandboxProvider =
-    options.sandboxProvider === undefined ? undefined : checkSandboxProvider(options.sandboxProvider)
+  const agentOption = options.agentProvider
+  const agentProvider = agentOption === undefined ? undefined : checkAgentProvider(agentOption)
+  const sandboxOption = options.sandboxProvider
+  const sandboxProvider = sandboxOption === undefined ? undefined : checkSandboxProvider(sandboxOption)
   const cwdOption = options.cwd
   if (cwdOption !== undefined && (typeof cwdOption !== "string" || cwdOption.length === 0)) {
     throw new TypeError("cwd must be a non-empty string")
   }
   const cwd = resolve(cwdOption ?? process.cwd())
-  const workspaceProvider =
-    options.workspaceProvider === undefined ? undefined : checkWorkspaceProvider(options.workspaceProvider)
+  const workspaceOption = options.workspaceProvider
+  const workspaceProvider = workspaceOption === undefined ? undefined : checkWorkspaceProvider(workspaceOption)
   return Object.freeze({
     agentProvider,
     allowedMcpServers,

@@ -2,7 +2,7 @@
 //! Steps are returned as packed integers (see `aml_engine::Step::encode`) so the hot path
 //! crosses the boundary with numbers and short strings only.
 
-use aml_engine::{Domain, Limits, NodeKind, SpanFailure};
+use aml_engine::{Domain, Limits, NodeKind, Policy, SpanFailure, PRIMITIVES};
 use napi::Result;
 use napi_derive::napi;
 
@@ -25,19 +25,31 @@ fn kind_of(code: i32) -> NodeKind {
 impl NativeEvaluation {
     /// Limits in the order maxAgentCalls, maxConcurrentAgents, maxDepth, maxTurnsPerAgent,
     /// maxStateTransitions (already validated by the facade).
+    /// `allowed_tools` is the runtime allowlist (`null`: unrestricted); `system` the runtime
+    /// `system` option.
     #[napi(constructor)]
-    pub fn new(limits: Vec<f64>) -> Result<Self> {
+    pub fn new(
+        limits: Vec<f64>,
+        allowed_tools: Option<Vec<String>>,
+        system: String,
+    ) -> Result<Self> {
         guard(|| {
             let at = |i: usize, d: u64| limits.get(i).map(|v| *v as u64).unwrap_or(d);
             let def = Limits::default();
             Ok(NativeEvaluation {
-                domain: Domain::new(Limits {
-                    max_agent_calls: at(0, def.max_agent_calls),
-                    max_concurrent_agents: at(1, def.max_concurrent_agents),
-                    max_depth: at(2, def.max_depth),
-                    max_turns_per_agent: at(3, def.max_turns_per_agent),
-                    max_state_transitions: at(4, def.max_state_transitions),
-                }),
+                domain: Domain::with_policy(
+                    Limits {
+                        max_agent_calls: at(0, def.max_agent_calls),
+                        max_concurrent_agents: at(1, def.max_concurrent_agents),
+                        max_depth: at(2, def.max_depth),
+                        max_turns_per_agent: at(3, def.max_turns_per_agent),
+                        max_state_transitions: at(4, def.max_state_transitions),
+                    },
+                    Policy {
+                        allowed_tools,
+                        system,
+                    },
+                ),
             })
         })
     }
@@ -193,6 +205,11 @@ impl NativeEvaluation {
     }
 
     #[napi]
+    pub fn set_structured(&mut self, task: u32) -> Result<()> {
+        guard(|| self.domain.set_structured(task).map_err(engine_error))
+    }
+
+    #[napi]
     pub fn live_tasks(&self) -> u32 {
         self.domain.live_tasks() as u32
     }
@@ -203,4 +220,20 @@ impl NativeEvaluation {
 #[napi]
 pub fn panic_for_test(message: String) -> Result<()> {
     guard(|| panic!("{message}"))
+}
+
+impl NativeEvaluation {
+    pub(crate) fn domain(&mut self) -> &mut Domain {
+        &mut self.domain
+    }
+}
+
+/// The primitive kinds in code order: `[kind, label]` pairs. The facade builds its marker
+/// table from this, so the engine stays the single source of truth.
+#[napi]
+pub fn primitive_kinds() -> Vec<Vec<String>> {
+    PRIMITIVES
+        .iter()
+        .map(|(kind, label)| vec![kind.to_string(), label.to_string()])
+        .collect()
 }

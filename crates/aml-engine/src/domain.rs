@@ -1,30 +1,52 @@
 //! An evaluation domain: everything one `runtime.evaluate()` call owns — limits, the tracer,
-//! the root span and the set of live tasks (the root task plus every component-local
-//! `evaluate()` still running).
+//! the root span, the Agent scheduler and the set of live tasks (the root task plus every
+//! component-local `evaluate()` still running).
 
+use crate::agent::AgentEntry;
+use crate::capture::AgentPlan;
 use crate::error::EvalError;
 use crate::limits::Limits;
+use crate::scheduler::Scheduler;
+use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::{NodeKind, Task};
-use crate::trace::{OpenSpan, SpanFailure, SpanKind, TraceRecord, Tracer};
+use crate::trace::{OpenSpan, SpanFailure, SpanKind, TraceRecord};
 
 pub type TaskId = u32;
 
+/// Runtime options the engine enforces, beyond the limits.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub allowed_tools: Option<Vec<String>>,
+    pub system: String,
+}
+
 #[derive(Debug)]
 pub struct Domain {
-    limits: Limits,
-    tracer: Tracer,
+    shared: Shared,
+    scheduler: Scheduler,
     root_span: Option<(OpenSpan, bool)>,
     tasks: Vec<Option<Task>>,
     free: Vec<TaskId>,
 }
 
+const NO_TASK: EvalError = EvalError::Invariant("AML evaluation task is not active");
+
 impl Domain {
     pub fn new(limits: Limits) -> Domain {
+        Domain::with_policy(limits, Policy::default())
+    }
+
+    pub fn with_policy(limits: Limits, policy: Policy) -> Domain {
         Domain {
-            limits,
-            tracer: Tracer::default(),
+            scheduler: Scheduler::new(limits.max_concurrent_agents),
+            shared: Shared {
+                limits,
+                allowed_tools: policy.allowed_tools,
+                runtime_system: crate::js_text::js_trim(&policy.system).to_string(),
+                ..Shared::default()
+            },
             root_span: None,
             tasks: Vec::new(),
             free: Vec::new(),
@@ -32,21 +54,22 @@ impl Domain {
     }
 
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        &self.shared.limits
     }
 
     pub fn set_tracing(&mut self, enabled: bool) {
-        self.tracer.set_enabled(enabled);
+        self.shared.tracer.set_enabled(enabled);
     }
 
     pub fn drain_trace(&mut self) -> Vec<TraceRecord> {
-        self.tracer.drain()
+        self.shared.tracer.drain()
     }
 
     /// Opens the `evaluation` root span `trace-0`.
     pub fn open_root(&mut self) {
-        let reported = self.tracer.enabled();
-        let span = self.tracer.open(
+        let tracer = &mut self.shared.tracer;
+        let reported = tracer.enabled();
+        let span = tracer.open(
             SpanId::ROOT,
             None,
             SpanKind::Evaluation,
@@ -61,13 +84,16 @@ impl Domain {
     pub fn close_root(&mut self, failure: Option<SpanFailure>) {
         if let Some((span, reported)) = self.root_span.take() {
             if reported {
-                self.tracer.close(span, failure.as_ref(), vec![], vec![]);
+                self.shared
+                    .tracer
+                    .close(span, failure.as_ref(), vec![], vec![]);
             }
         }
     }
 
     /// Starts a task. With `parent`, the task is a component-local `evaluate()` called by
-    /// the component on top of the parent's stack.
+    /// the component on top of the parent's stack. `structured` tasks must resolve to
+    /// exactly one Agent with no text outside it.
     pub fn new_task(&mut self, parent: Option<TaskId>) -> Result<TaskId, EvalError> {
         let task = match parent {
             None => Task::root(),
@@ -85,6 +111,12 @@ impl Domain {
         })
     }
 
+    /// Marks a fresh task as a structured evaluation.
+    pub fn set_structured(&mut self, id: TaskId) -> Result<(), EvalError> {
+        self.task(id)?.structured = true;
+        Ok(())
+    }
+
     pub fn live_tasks(&self) -> usize {
         self.tasks.len() - self.free.len()
     }
@@ -93,37 +125,32 @@ impl Domain {
         self.tasks
             .get_mut(id as usize)
             .and_then(Option::as_mut)
-            .ok_or(EvalError::Invariant("AML evaluation task is not active"))
+            .ok_or(NO_TASK)
     }
 
     fn with_task(
         &mut self,
         id: TaskId,
-        f: impl FnOnce(&mut Task, &Limits, &mut Tracer) -> Step,
+        f: impl FnOnce(&mut Task, &mut Shared) -> Step,
     ) -> Result<Step, EvalError> {
-        let Domain {
-            limits,
-            tracer,
-            tasks,
-            ..
-        } = self;
-        let task = tasks
+        let task = self
+            .tasks
             .get_mut(id as usize)
             .and_then(Option::as_mut)
-            .ok_or(EvalError::Invariant("AML evaluation task is not active"))?;
-        Ok(f(task, limits, tracer))
+            .ok_or(NO_TASK)?;
+        Ok(f(task, &mut self.shared))
     }
 
     pub fn text(&mut self, id: TaskId, text: &str) -> Result<Step, EvalError> {
-        self.with_task(id, |t, _, tr| t.text(text, tr))
+        self.with_task(id, |t, sh| t.text(text, sh))
     }
 
     pub fn empty(&mut self, id: TaskId) -> Result<Step, EvalError> {
-        self.with_task(id, |t, _, tr| t.empty(tr))
+        self.with_task(id, |t, sh| t.empty(sh))
     }
 
     pub fn array(&mut self, id: TaskId, identity: u32, len: u32) -> Result<Step, EvalError> {
-        self.with_task(id, |t, _, tr| t.array(identity, len, tr))
+        self.with_task(id, |t, sh| t.array(identity, len, sh))
     }
 
     pub fn node(
@@ -133,15 +160,56 @@ impl Domain {
         kind: NodeKind,
         name: &str,
     ) -> Result<Step, EvalError> {
-        self.with_task(id, |t, l, tr| t.node(identity, kind, name, l, tr))
+        self.with_task(id, |t, sh| t.node(identity, kind, name, sh))
     }
 
     pub fn invalid(&mut self, id: TaskId, type_name: &str) -> Result<Step, EvalError> {
-        self.with_task(id, |t, _, tr| t.invalid(type_name, tr))
+        self.with_task(id, |t, sh| t.invalid(type_name, sh))
     }
 
     pub fn unknown_element(&mut self, id: TaskId) -> Result<Step, EvalError> {
-        self.with_task(id, |t, _, tr| t.unknown_element(tr))
+        self.with_task(id, |t, sh| t.unknown_element(sh))
+    }
+
+    /// The driver rejected the primitive on top with an engine-known error.
+    pub fn reject(&mut self, id: TaskId, error: EvalError) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.reject(error, sh))
+    }
+
+    pub fn enter_agent(&mut self, id: TaskId, entry: AgentEntry) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.enter_agent(entry, sh))
+    }
+
+    pub fn enter_system(&mut self, id: TaskId) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.enter_system(sh))
+    }
+
+    pub fn enter_follow_up(&mut self, id: TaskId) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.enter_follow_up(sh))
+    }
+
+    pub fn grant_tool(
+        &mut self,
+        id: TaskId,
+        name: &str,
+        reference: u32,
+    ) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.grant_tool(name, reference, sh))
+    }
+
+    /// The plan of the Agent on top of `id`, after [`crate::Op::Agent`].
+    pub fn agent_plan(&mut self, id: TaskId) -> Result<&AgentPlan, EvalError> {
+        self.task(id)?
+            .ready_plan()
+            .ok_or(EvalError::Invariant("AML Agent plan is not ready"))
+    }
+
+    pub fn agent_done(&mut self, id: TaskId, text: &str, output: &str) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.agent_done(text, output, sh))
+    }
+
+    pub fn scheduler(&mut self) -> &mut Scheduler {
+        &mut self.scheduler
     }
 
     pub fn kind_on_top(&mut self, id: TaskId) -> Result<Option<NodeKind>, EvalError> {
@@ -161,13 +229,12 @@ impl Domain {
     /// The driver failed the task (a component threw, cancellation, a thenable rejected):
     /// close its spans with `failure` and discard it.
     pub fn fail(&mut self, id: TaskId, failure: SpanFailure) -> Result<(), EvalError> {
-        let Domain { tracer, .. } = self;
         let task = self
             .tasks
             .get_mut(id as usize)
             .and_then(Option::as_mut)
-            .ok_or(EvalError::Invariant("AML evaluation task is not active"))?;
-        task.fail(&failure, tracer);
+            .ok_or(NO_TASK)?;
+        task.fail(&failure, &mut self.shared);
         self.release(id);
         Ok(())
     }

@@ -1,7 +1,9 @@
 //! Errors the engine itself detects. Each message is part of the public contract (INVENTORY
-//! §1.1) and is surfaced by the facade as an `EvaluationError` with exactly this text.
+//! §1.1–1.4) and is surfaced by the facade as an `EvaluationError` with exactly this text.
 
 use thiserror::Error;
+
+use crate::span_id::SpanId;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EvalError {
@@ -16,6 +18,33 @@ pub enum EvalError {
     UnknownElement,
     #[error("AML evaluation exceeded maxDepth {0}")]
     MaxDepth(u64),
+    /// `<System>`, `<FollowUp>`, `<Tool>`… outside an Agent plan.
+    #[error("<{0}> is only valid inside <Agent>")]
+    OnlyInsideAgent(&'static str),
+    #[error("nested <{0}> descriptors are invalid")]
+    NestedDescriptor(&'static str),
+    #[error("<FollowUp> must be an immediate message descriptor of <Agent>")]
+    FollowUpNotImmediate,
+    #[error("<{0}> is invalid inside <FollowUp>")]
+    InvalidInsideFollowUp(&'static str),
+    #[error("<{0}> must resolve to non-empty text")]
+    EmptyContent(&'static str),
+    #[error("non-whitespace Agent text cannot follow <FollowUp>")]
+    TextAfterFollowUp,
+    #[error("Agent declares duplicate Tool \"{0}\"")]
+    DuplicateTool(String),
+    #[error("Tool \"{0}\" is not allowed by this runtime")]
+    ToolNotAllowed(String),
+    #[error("Agent {0} has no provider")]
+    NoProvider(SpanId),
+    #[error("Agent {0} exceeded maxTurnsPerAgent {1}")]
+    MaxTurns(SpanId, u64),
+    #[error("AML evaluation exceeded maxAgentCalls {0} at Agent {1}")]
+    MaxAgentCalls(u64, SpanId),
+    #[error("Structured evaluate() must resolve to exactly one <Agent>")]
+    StructuredNotOneAgent,
+    #[error("Structured evaluate() cannot include text outside its <Agent>")]
+    StructuredTextOutside,
     /// A driver broke the protocol (RT-5 style invariant); reachable only on bugs.
     #[error("{0}")]
     Invariant(&'static str),

@@ -1,6 +1,7 @@
 //! One entry of a task's explicit frame stack. The stack replaces recursion, so nesting depth
 //! is bounded by memory, not by the native or JS call stack.
 
+use crate::capture::Capture;
 use crate::task::NodeKind;
 use crate::trace::OpenSpan;
 
@@ -16,12 +17,33 @@ pub(crate) enum Frame {
         span: Option<OpenSpan>,
         reported: bool,
     },
+    /// A primitive that collects its children's text into its own channel.
+    Capture {
+        identity: u32,
+        capture: Capture,
+        span: Option<OpenSpan>,
+        reported: bool,
+    },
 }
 
 impl Frame {
     pub(crate) fn identity(&self) -> u32 {
         match self {
-            Frame::Array { identity, .. } | Frame::Node { identity, .. } => *identity,
+            Frame::Array { identity, .. }
+            | Frame::Node { identity, .. }
+            | Frame::Capture { identity, .. } => *identity,
         }
+    }
+
+    pub(crate) fn span_id(&self) -> Option<crate::SpanId> {
+        match self {
+            Frame::Node { span: Some(s), .. } | Frame::Capture { span: Some(s), .. } => Some(s.id),
+            _ => None,
+        }
+    }
+
+    /// Whether this frame adds a depth level (every node does; arrays do not).
+    pub(crate) fn is_node(&self) -> bool {
+        !matches!(self, Frame::Array { .. })
     }
 }

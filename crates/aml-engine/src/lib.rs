@@ -1,25 +1,38 @@
 //! The AML evaluation engine.
 //!
 //! This crate knows nothing about Node.js. It holds the semantic state of an evaluation
-//! (frames, depth, cycle tracking, text accumulation, limits, trace identities) as a sans-IO
-//! state machine. A driver — the JS facade through the napi binding, or a Rust test — feeds it
-//! *classified values* and receives the next [`Step`] to perform. Anything that needs a JS
-//! object (invoking a component, reading an array element, awaiting a thenable) is done by the
-//! driver; the machine only ever sees integer identities and plain data.
+//! (frames, depth, cycle tracking, text channels, Agent plans, limits, the Agent scheduler,
+//! trace identities) as a sans-IO state machine. A driver — the JS facade through the napi
+//! binding, or a Rust test — feeds it *classified values* and receives the next [`Step`] to
+//! perform. Anything that needs a JS object (invoking a component, reading an array element,
+//! awaiting a thenable, calling a provider) is done by the driver; the machine only ever sees
+//! integer identities and plain data.
 
+mod agent;
+mod agent_completion;
+mod capture;
 mod domain;
 mod error;
 mod frame;
+mod js_text;
 mod limits;
+mod primitive;
+mod scheduler;
+mod shared;
 mod span_id;
 mod step;
 mod task;
 pub mod trace;
 
-pub use domain::{Domain, TaskId};
+pub use agent::AgentEntry;
+pub use capture::{AgentPlan, ToolGrant};
+pub use domain::{Domain, Policy, TaskId};
 pub use error::EvalError;
+pub use js_text::js_trim;
 pub use limits::Limits;
+pub use primitive::{Primitive, PRIMITIVES};
+pub use scheduler::Scheduler;
 pub use span_id::SpanId;
-pub use step::{Op, Step};
+pub use step::{Op, Step, TRACE_PENDING};
 pub use task::NodeKind;
 pub use trace::{AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord};

@@ -1,7 +1,7 @@
 //! What the machine asks the driver to do next.
 //!
 //! A step is deliberately tiny so it can cross the JS boundary as one small integer:
-//! `op | trace_pending << 3 | height << 4`. `height` is the number of frames left on the
+//! `op | trace_pending << 4 | height << 5`. `height` is the number of frames left on the
 //! task's stack after the step; the driver truncates its mirror stack of JS objects to it,
 //! which is how pops are communicated without a call per pop.
 
@@ -18,7 +18,14 @@ pub enum Op {
     Primitive = 3,
     /// The engine rejected the value; read the error, the task is gone.
     Error = 4,
+    /// Feed the `children` of the primitive on top (Agent, System, FollowUp…).
+    Children = 5,
+    /// The Agent on top has a complete, validated plan: run its provider.
+    Agent = 6,
 }
+
+pub const TRACE_PENDING: u32 = 1 << 4;
+const HEIGHT_SHIFT: u32 = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
@@ -29,7 +36,8 @@ pub struct Step {
 
 impl Step {
     pub fn encode(self) -> u32 {
-        (self.op as u32) | ((self.trace_pending as u32) << 3) | (self.height << 4)
+        let trace = if self.trace_pending { TRACE_PENDING } else { 0 };
+        (self.op as u32) | trace | (self.height << HEIGHT_SHIFT)
     }
 }
 
@@ -44,7 +52,7 @@ mod tests {
             height: 5,
             trace_pending: true,
         };
-        assert_eq!(s.encode(), 2 | 8 | (5 << 4));
+        assert_eq!(s.encode(), 2 | 16 | (5 << 5));
         let d = Step {
             op: Op::Done,
             height: 0,

@@ -5,25 +5,28 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::capture::{Capture, PlanState};
 use crate::error::EvalError;
 use crate::frame::Frame;
-use crate::limits::Limits;
+use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::{Op, Step};
-use crate::trace::{SpanFailure, SpanKind, Tracer};
+use crate::trace::{SpanFailure, SpanKind};
 
 /// What kind of node the driver found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
     /// An ordinary function component (Fragment included).
     Component,
-    /// A built-in primitive, by its stable code (the order of `PRIMITIVE_KINDS` in the facade).
+    /// A built-in primitive, by its code (see [`crate::Primitive`]).
     Primitive(u8),
 }
 
 #[derive(Debug)]
 pub(crate) struct Task {
-    frames: Vec<Frame>,
+    pub(crate) frames: Vec<Frame>,
+    /// Indices in `frames` of the capture frames, innermost last: where text goes.
+    pub(crate) captures: Vec<usize>,
     /// Identities of arrays and nodes on this task's active branch. Cycles are an identity
     /// that is already active on the branch.
     active: HashSet<u32>,
@@ -34,6 +37,9 @@ pub(crate) struct Task {
     base_parent: SpanId,
     output: String,
     error: Option<EvalError>,
+    /// Structured evaluation: exactly one Agent and no text outside it.
+    pub(crate) structured: bool,
+    pub(crate) agents: u32,
 }
 
 impl Task {
@@ -44,6 +50,7 @@ impl Task {
     fn with_base(inherited: Arc<[u32]>, base_depth: u64, base_parent: SpanId) -> Task {
         Task {
             frames: Vec::new(),
+            captures: Vec::new(),
             active: HashSet::new(),
             inherited,
             base_depth,
@@ -51,6 +58,8 @@ impl Task {
             base_parent,
             output: String::new(),
             error: None,
+            structured: false,
+            agents: 0,
         }
     }
 
@@ -70,10 +79,7 @@ impl Task {
         self.frames
             .iter()
             .rev()
-            .find_map(|f| match f {
-                Frame::Node { span: Some(s), .. } => Some(s.id),
-                _ => None,
-            })
+            .find_map(Frame::span_id)
             .unwrap_or(self.base_parent)
     }
 
@@ -81,28 +87,30 @@ impl Task {
         self.active.contains(&identity) || self.inherited.contains(&identity)
     }
 
-    pub(crate) fn text(&mut self, text: &str, tracer: &mut Tracer) -> Step {
-        self.output.push_str(text);
-        self.advance(tracer)
+    pub(crate) fn text(&mut self, text: &str, sh: &mut Shared) -> Step {
+        match self.append(text, false) {
+            Ok(()) => self.advance(sh),
+            Err(e) => self.reject(e, sh),
+        }
     }
 
-    pub(crate) fn empty(&mut self, tracer: &mut Tracer) -> Step {
-        self.advance(tracer)
+    pub(crate) fn empty(&mut self, sh: &mut Shared) -> Step {
+        self.advance(sh)
     }
 
-    pub(crate) fn array(&mut self, identity: u32, len: u32, tracer: &mut Tracer) -> Step {
+    pub(crate) fn array(&mut self, identity: u32, len: u32, sh: &mut Shared) -> Step {
         if len == 0 {
-            return self.advance(tracer);
+            return self.advance(sh);
         }
         if self.is_active(identity) {
-            return self.reject(EvalError::ArrayCycle, tracer);
+            return self.reject(EvalError::ArrayCycle, sh);
         }
         self.active.insert(identity);
         self.frames.push(Frame::Array {
             identity,
             remaining: len,
         });
-        self.advance(tracer)
+        self.advance(sh)
     }
 
     pub(crate) fn node(
@@ -110,23 +118,23 @@ impl Task {
         identity: u32,
         kind: NodeKind,
         name: &str,
-        limits: &Limits,
-        tracer: &mut Tracer,
+        sh: &mut Shared,
     ) -> Step {
         if self.is_active(identity) {
-            return self.reject(EvalError::NodeCycle, tracer);
+            return self.reject(EvalError::NodeCycle, sh);
         }
         let depth = self.depth() + 1;
-        if !limits.depth_allows(depth) {
-            return self.reject(EvalError::MaxDepth(limits.max_depth), tracer);
+        if !sh.limits.depth_allows(depth) {
+            return self.reject(EvalError::MaxDepth(sh.limits.max_depth), sh);
         }
         let (span, reported, op) = match kind {
             NodeKind::Component => {
-                let reported = tracer.enabled();
+                let reported = sh.tracer.enabled();
                 let parent = Some(self.current_span());
-                let id = tracer.next_trace_id();
+                let id = sh.tracer.next_trace_id();
                 let span =
-                    tracer.open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
+                    sh.tracer
+                        .open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
                 (Some(span), reported, Op::Invoke)
             }
             NodeKind::Primitive(_) => (None, false, Op::Primitive),
@@ -139,28 +147,41 @@ impl Task {
             span,
             reported,
         });
-        self.step(op, tracer)
+        self.step(op, sh)
     }
 
-    pub(crate) fn invalid(&mut self, type_name: &str, tracer: &mut Tracer) -> Step {
-        self.reject(EvalError::CannotRender(type_name.into()), tracer)
+    pub(crate) fn invalid(&mut self, type_name: &str, sh: &mut Shared) -> Step {
+        self.reject(EvalError::CannotRender(type_name.into()), sh)
     }
 
-    pub(crate) fn unknown_element(&mut self, tracer: &mut Tracer) -> Step {
-        self.reject(EvalError::UnknownElement, tracer)
+    pub(crate) fn unknown_element(&mut self, sh: &mut Shared) -> Step {
+        self.reject(EvalError::UnknownElement, sh)
     }
 
     /// Unwinds the whole stack after a failure, closing every open span with the error.
-    pub(crate) fn fail(&mut self, failure: &SpanFailure, tracer: &mut Tracer) {
-        while let Some(frame) = self.frames.pop() {
-            self.active.remove(&frame.identity());
-            if let Frame::Node { span, reported, .. } = frame {
-                self.node_depth -= 1;
+    pub(crate) fn fail(&mut self, failure: &SpanFailure, sh: &mut Shared) {
+        while let Some(frame) = self.pop_frame() {
+            if let Frame::Node { span, reported, .. } | Frame::Capture { span, reported, .. } =
+                frame
+            {
                 if let (Some(span), true) = (span, reported) {
-                    tracer.close(span, Some(failure), vec![], vec![]);
+                    sh.tracer.close(span, Some(failure), vec![], vec![]);
                 }
             }
         }
+    }
+
+    /// Pops the top frame, keeping the active set, depth and capture index in step.
+    pub(crate) fn pop_frame(&mut self) -> Option<Frame> {
+        let frame = self.frames.pop()?;
+        self.active.remove(&frame.identity());
+        if frame.is_node() {
+            self.node_depth -= 1;
+        }
+        if matches!(frame, Frame::Capture { .. }) {
+            self.captures.pop();
+        }
+        Some(frame)
     }
 
     pub(crate) fn take_output(&mut self) -> String {
@@ -178,41 +199,90 @@ impl Task {
         }
     }
 
-    fn reject(&mut self, error: EvalError, tracer: &mut Tracer) -> Step {
+    /// Appends text to the innermost channel. `agent_result` marks an Agent's own result
+    /// landing in its parent channel, which is never "text outside the Agent".
+    pub(crate) fn append(&mut self, text: &str, agent_result: bool) -> Result<(), EvalError> {
+        let Some(&index) = self.captures.last() else {
+            if self.structured && !agent_result && !text.is_empty() {
+                return Err(EvalError::StructuredTextOutside);
+            }
+            self.output.push_str(text);
+            return Ok(());
+        };
+        match &mut self.frames[index] {
+            Frame::Capture {
+                capture: Capture::Agent(plan),
+                ..
+            } => {
+                if !plan.follow_ups.is_empty() && !crate::js_text::js_trim(text).is_empty() {
+                    return Err(EvalError::TextAfterFollowUp);
+                }
+                plan.prompt.push_str(text);
+            }
+            Frame::Capture {
+                capture: Capture::System { buffer } | Capture::FollowUp { buffer },
+                ..
+            } => buffer.push_str(text),
+            _ => return Err(EvalError::Invariant("AML capture index is out of step")),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn reject(&mut self, error: EvalError, sh: &mut Shared) -> Step {
         let failure = SpanFailure {
             error_type: error.js_name().into(),
             message: error.to_string(),
         };
-        self.fail(&failure, tracer);
+        self.fail(&failure, sh);
         self.error = Some(error);
-        self.step(Op::Error, tracer)
+        self.step(Op::Error, sh)
     }
 
-    fn step(&self, op: Op, tracer: &Tracer) -> Step {
+    pub(crate) fn step(&self, op: Op, sh: &Shared) -> Step {
         Step {
             op,
             height: self.frames.len() as u32,
-            trace_pending: tracer.has_pending(),
+            trace_pending: sh.tracer.has_pending(),
         }
     }
 
     /// A value just completed: pop every frame it completes and find the next request.
-    fn advance(&mut self, tracer: &mut Tracer) -> Step {
+    pub(crate) fn advance(&mut self, sh: &mut Shared) -> Step {
         loop {
             match self.frames.last_mut() {
-                None => return self.step(Op::Done, tracer),
+                None => {
+                    if self.structured && self.agents != 1 {
+                        return self.reject(EvalError::StructuredNotOneAgent, sh);
+                    }
+                    return self.step(Op::Done, sh);
+                }
                 Some(Frame::Array { remaining, .. }) if *remaining > 0 => {
                     *remaining -= 1;
-                    return self.step(Op::Read, tracer);
+                    return self.step(Op::Read, sh);
+                }
+                Some(Frame::Capture { capture, .. }) => {
+                    if let Capture::Agent(plan) = capture {
+                        if plan.state != PlanState::Collecting {
+                            return self.reject(
+                                EvalError::Invariant("AML Agent completed out of lifecycle order"),
+                                sh,
+                            );
+                        }
+                    }
+                    match self.complete_capture(sh) {
+                        Ok(Some(op)) => return self.step(op, sh),
+                        Ok(None) => {}
+                        Err(e) => return self.reject(e, sh),
+                    }
                 }
                 Some(_) => {
-                    let frame = self.frames.pop().expect("frame checked above");
-                    self.active.remove(&frame.identity());
-                    if let Frame::Node { span, reported, .. } = frame {
-                        self.node_depth -= 1;
-                        if let (Some(span), true) = (span, reported) {
-                            tracer.close(span, None, vec![], vec![]);
-                        }
+                    if let Some(Frame::Node {
+                        span: Some(span),
+                        reported: true,
+                        ..
+                    }) = self.pop_frame()
+                    {
+                        sh.tracer.close(span, None, vec![], vec![]);
                     }
                 }
             }

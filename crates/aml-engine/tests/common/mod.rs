@@ -244,6 +244,9 @@ impl Run {
                     };
                     next = (n.body)(&mut ctx);
                 }
+                Op::Children | Op::Agent => {
+                    panic!("{:?}: this driver models components only", step.op)
+                }
                 Op::Done => {
                     assert!(mirror.is_empty());
                     let out = self.d.finish(task).map_err(Failure::Engine);

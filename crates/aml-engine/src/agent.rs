@@ -1,0 +1,232 @@
+//! The Agent protocol on a task: entering `<Agent>`, `<System>` and `<FollowUp>` as capture
+//! frames, granting Tools, completing channels post-order, and landing an Agent's result in
+//! its parent channel (INVENTORY §1.2, §1.4 TL-2).
+
+use crate::capture::{AgentPlan, Capture, PlanState, ToolGrant};
+use crate::error::EvalError;
+use crate::frame::Frame;
+use crate::js_text::js_trim;
+use crate::primitive::Primitive;
+use crate::shared::Shared;
+use crate::step::{Op, Step};
+use crate::task::{NodeKind, Task};
+use crate::trace::{AttrValue, SpanKind};
+
+/// Where a primitive on top of the stack would place its content.
+enum Target {
+    None,
+    Agent { wrapped: bool },
+    System,
+    FollowUp,
+}
+
+/// What the facade knows about an Agent when it enters it.
+#[derive(Debug, Clone, Default)]
+pub struct AgentEntry {
+    pub has_provider: bool,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub system: Option<String>,
+}
+
+impl Task {
+    /// The nearest capture below the top frame, looking through components, arrays and
+    /// transparent primitives; `wrapped` records a lexical wrapper (e.g. `<Sandbox>`) between.
+    fn target(&self) -> Target {
+        let mut wrapped = false;
+        let below_top = self.frames.len().saturating_sub(1);
+        for frame in self.frames[..below_top].iter().rev() {
+            match frame {
+                Frame::Capture { capture, .. } => {
+                    return match capture {
+                        Capture::Agent(_) => Target::Agent { wrapped },
+                        Capture::System { .. } => Target::System,
+                        Capture::FollowUp { .. } => Target::FollowUp,
+                    }
+                }
+                Frame::Node {
+                    kind: NodeKind::Primitive(code),
+                    ..
+                } if !Primitive::from_code(*code).is_some_and(Primitive::is_transparent) => {
+                    wrapped = true;
+                }
+                _ => {}
+            }
+        }
+        Target::None
+    }
+
+    pub(crate) fn nearest_plan(&mut self) -> Option<&mut AgentPlan> {
+        let index = self.captures.iter().rev().copied().find(|&i| {
+            matches!(
+                &self.frames[i],
+                Frame::Capture {
+                    capture: Capture::Agent(_),
+                    ..
+                }
+            )
+        })?;
+        match &mut self.frames[index] {
+            Frame::Capture {
+                capture: Capture::Agent(plan),
+                ..
+            } => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// Replaces the primitive node on top with a capture frame and asks for its children.
+    fn open_capture(
+        &mut self,
+        capture: Capture,
+        span_kind: Option<(SpanKind, bool)>,
+        sh: &mut Shared,
+    ) -> Step {
+        let Some(Frame::Node { identity, .. }) = self.frames.last() else {
+            return self.reject(
+                EvalError::Invariant("AML primitive is not on top of its task"),
+                sh,
+            );
+        };
+        let identity = *identity;
+        let parent_span = self.current_span();
+        let parent = Some(parent_span);
+        let (span, reported) = match span_kind {
+            None => (None, false),
+            Some((kind, resource)) => {
+                let id = if resource {
+                    sh.tracer.next_span_id()
+                } else {
+                    sh.tracer.next_trace_id()
+                };
+                let attributes = match &capture {
+                    Capture::System { .. } => {
+                        let index = self.nearest_plan().map_or(0, |p| p.systems.len()) + 1;
+                        vec![("index".to_string(), AttrValue::Number(index as f64))]
+                    }
+                    _ => vec![],
+                };
+                let name = match kind {
+                    SpanKind::Agent => "Agent",
+                    _ => "System",
+                };
+                let reported = sh.tracer.enabled();
+                (
+                    Some(
+                        sh.tracer
+                            .open(id, parent, kind, name.into(), attributes, vec![]),
+                    ),
+                    reported,
+                )
+            }
+        };
+        let mut capture = capture;
+        if let (Capture::Agent(plan), Some(span)) = (&mut capture, &span) {
+            plan.span_id = span.id;
+            plan.parent_span = parent_span;
+        }
+        let top = self.frames.len() - 1;
+        self.frames[top] = Frame::Capture {
+            identity,
+            capture,
+            span,
+            reported,
+        };
+        self.captures.push(top);
+        self.step(Op::Children, sh)
+    }
+
+    pub(crate) fn enter_agent(&mut self, entry: AgentEntry, sh: &mut Shared) -> Step {
+        if self.structured {
+            if self.agents >= 1 {
+                return self.reject(EvalError::StructuredNotOneAgent, sh);
+            }
+            self.agents += 1;
+        }
+        let mut base_system = Vec::new();
+        for part in [Some(sh.runtime_system.as_str()), entry.system.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            let part = js_trim(part);
+            if !part.is_empty() {
+                base_system.push(part.to_string());
+            }
+        }
+        let plan = AgentPlan {
+            span_id: crate::SpanId::ROOT,
+            parent_span: crate::SpanId::ROOT,
+            state: PlanState::Collecting,
+            has_provider: entry.has_provider,
+            provider: entry.provider,
+            model: entry.model,
+            base_system,
+            prompt: String::new(),
+            follow_ups: Vec::new(),
+            systems: Vec::new(),
+            tools: Vec::new(),
+        };
+        self.open_capture(
+            Capture::Agent(Box::new(plan)),
+            Some((SpanKind::Agent, true)),
+            sh,
+        )
+    }
+
+    pub(crate) fn enter_system(&mut self, sh: &mut Shared) -> Step {
+        match self.target() {
+            Target::Agent { .. } => {}
+            Target::System => return self.reject(EvalError::NestedDescriptor("System"), sh),
+            Target::None | Target::FollowUp => {
+                return self.reject(EvalError::OnlyInsideAgent("System"), sh)
+            }
+        }
+        let capture = Capture::System {
+            buffer: String::new(),
+        };
+        self.open_capture(capture, Some((SpanKind::System, false)), sh)
+    }
+
+    pub(crate) fn enter_follow_up(&mut self, sh: &mut Shared) -> Step {
+        match self.target() {
+            Target::Agent { wrapped: false } => {}
+            Target::Agent { wrapped: true } => {
+                return self.reject(EvalError::FollowUpNotImmediate, sh)
+            }
+            Target::FollowUp => return self.reject(EvalError::NestedDescriptor("FollowUp"), sh),
+            Target::None | Target::System => {
+                return self.reject(EvalError::OnlyInsideAgent("FollowUp"), sh)
+            }
+        }
+        let capture = Capture::FollowUp {
+            buffer: String::new(),
+        };
+        self.open_capture(capture, None, sh)
+    }
+
+    /// Adds a Tool grant to the nearest Agent plan. The Tool node itself produces no text.
+    pub(crate) fn grant_tool(&mut self, name: &str, reference: u32, sh: &mut Shared) -> Step {
+        match self.target() {
+            Target::Agent { .. } => {}
+            Target::FollowUp => return self.reject(EvalError::InvalidInsideFollowUp("Tool"), sh),
+            Target::None | Target::System => {
+                return self.reject(EvalError::OnlyInsideAgent("Tool"), sh)
+            }
+        }
+        if let Some(allowed) = &sh.allowed_tools {
+            if !allowed.iter().any(|a| a == name) {
+                return self.reject(EvalError::ToolNotAllowed(name.into()), sh);
+            }
+        }
+        let plan = self.nearest_plan().expect("target found an Agent plan");
+        if plan.tools.iter().any(|t| t.name == name) {
+            return self.reject(EvalError::DuplicateTool(name.into()), sh);
+        }
+        plan.tools.push(ToolGrant {
+            name: name.into(),
+            reference,
+        });
+        self.pop_frame();
+        self.advance(sh)
+    }
+}

@@ -1,0 +1,156 @@
+//! Post-order completion of capture frames: a `<System>` or `<FollowUp>` hands its trimmed
+//! text to the Agent plan; an `<Agent>` validates its plan (provider, turns, call budget) and
+//! asks the driver to run it; the driver's result lands in the parent channel.
+
+use crate::capture::{AgentPlan, Capture, PlanState};
+use crate::error::EvalError;
+use crate::frame::Frame;
+use crate::js_text::js_trim;
+use crate::shared::Shared;
+use crate::step::{Op, Step};
+use crate::task::Task;
+use crate::trace::AttrValue;
+
+impl Task {
+    /// The capture frame on top finished collecting. `Ok(Some(op))` stops the advance loop.
+    pub(crate) fn complete_capture(&mut self, sh: &mut Shared) -> Result<Option<Op>, EvalError> {
+        let top = self.frames.len() - 1;
+        let Frame::Capture { capture, .. } = &mut self.frames[top] else {
+            return Err(EvalError::Invariant("AML capture index is out of step"));
+        };
+        match capture {
+            Capture::Agent(plan) => {
+                finalize_plan(plan, sh)?;
+                Ok(Some(Op::Agent))
+            }
+            Capture::System { buffer } => {
+                let text = js_trim(buffer).to_string();
+                if text.is_empty() {
+                    return Err(EvalError::EmptyContent("System"));
+                }
+                let Some(Frame::Capture { span, reported, .. }) = self.pop_frame() else {
+                    unreachable!("top frame is a capture")
+                };
+                if let (Some(span), true) = (span, reported) {
+                    let content = vec![("content".to_string(), AttrValue::Text(text.clone()))];
+                    sh.tracer.close(span, None, vec![], content);
+                }
+                let plan = self
+                    .nearest_plan()
+                    .ok_or(EvalError::OnlyInsideAgent("System"))?;
+                plan.systems.push(text);
+                Ok(None)
+            }
+            Capture::FollowUp { buffer } => {
+                let text = js_trim(buffer).to_string();
+                if text.is_empty() {
+                    return Err(EvalError::EmptyContent("FollowUp"));
+                }
+                self.pop_frame();
+                let plan = self
+                    .nearest_plan()
+                    .ok_or(EvalError::OnlyInsideAgent("FollowUp"))?;
+                plan.follow_ups.push(text);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The plan of the Agent on top, once it is ready to run.
+    pub(crate) fn ready_plan(&self) -> Option<&AgentPlan> {
+        match self.frames.last() {
+            Some(Frame::Capture {
+                capture: Capture::Agent(plan),
+                ..
+            }) if plan.state == PlanState::Ready => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// The provider answered: close the Agent span, put `text` where the Agent stood.
+    /// `output` is the sensitive `output` attribute (the text, or structured JSON).
+    pub(crate) fn agent_done(&mut self, text: &str, output: &str, sh: &mut Shared) -> Step {
+        if self.ready_plan().is_none() {
+            return self.reject(
+                EvalError::Invariant("AML Agent completed out of lifecycle order"),
+                sh,
+            );
+        }
+        let Some(Frame::Capture {
+            capture: Capture::Agent(plan),
+            span,
+            reported,
+            ..
+        }) = self.pop_frame()
+        else {
+            unreachable!("ready_plan checked the top frame")
+        };
+        if let (Some(span), true) = (span, reported) {
+            let mut attributes = vec![
+                (
+                    "provider".to_string(),
+                    AttrValue::Text(plan.provider.clone().unwrap_or_default()),
+                ),
+                (
+                    "tools".to_string(),
+                    AttrValue::Number(plan.tools.len() as f64),
+                ),
+                ("mcpServers".to_string(), AttrValue::Number(0.0)),
+                ("turns".to_string(), AttrValue::Number(plan.turns() as f64)),
+            ];
+            if let Some(model) = &plan.model {
+                attributes.push(("model".to_string(), AttrValue::Text(model.clone())));
+            }
+            let sensitive = vec![
+                (
+                    "prompt".to_string(),
+                    AttrValue::Text(plan.prompt().to_string()),
+                ),
+                ("system".to_string(), AttrValue::Text(plan.system())),
+                ("output".to_string(), AttrValue::Text(output.to_string())),
+            ];
+            sh.tracer.close(span, None, attributes, sensitive);
+        }
+        match self.append(text, true) {
+            Ok(()) => self.advance(sh),
+            Err(e) => self.reject(e, sh),
+        }
+    }
+}
+
+/// Completion-time checks, in the documented order, then the call reservation.
+fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError> {
+    if !plan.has_provider {
+        return Err(EvalError::NoProvider(plan.span_id));
+    }
+    let max_turns = sh.limits.max_turns_per_agent;
+    if max_turns != 0 && plan.turns() > max_turns {
+        return Err(EvalError::MaxTurns(plan.span_id, max_turns));
+    }
+    let max_calls = sh.limits.max_agent_calls;
+    if max_calls != 0 && sh.agent_calls >= max_calls {
+        return Err(EvalError::MaxAgentCalls(max_calls, plan.span_id));
+    }
+    sh.agent_calls += 1;
+    plan.state = PlanState::Ready;
+    for tool in &plan.tools {
+        sh.tracer.point(
+            plan.span_id,
+            Some(plan.parent_span),
+            "capability.tool".into(),
+            vec![
+                ("kind".to_string(), AttrValue::Text("javascript".into())),
+                ("name".to_string(), AttrValue::Text(tool.name.clone())),
+            ],
+            vec![],
+        );
+    }
+    Ok(())
+}
+
+impl Step {
+    /// Convenience for tests and drivers: is this the given op?
+    pub fn is(self, op: Op) -> bool {
+        self.op == op
+    }
+}

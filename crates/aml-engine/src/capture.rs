@@ -1,0 +1,60 @@
+//! Capture frames: the text channels of `<Agent>`, `<System>` and `<FollowUp>`. Text and
+//! child results go to the nearest capture on the stack; without one they go to the task's
+//! output. An Agent's channel becomes its plan: prompt, follow-ups, system fragments, grants.
+
+use crate::span_id::SpanId;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolGrant {
+    pub name: String,
+    /// The facade's handle for the tool object (an index in its per-domain table).
+    pub reference: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PlanState {
+    /// Children are being evaluated.
+    Collecting,
+    /// The plan is complete and validated; the driver runs the provider.
+    Ready,
+}
+
+#[derive(Debug)]
+pub struct AgentPlan {
+    pub span_id: SpanId,
+    pub parent_span: SpanId,
+    pub(crate) state: PlanState,
+    pub(crate) has_provider: bool,
+    pub(crate) provider: Option<String>,
+    pub(crate) model: Option<String>,
+    /// `[runtime system, props.system]`, already trimmed, empty ones dropped.
+    pub(crate) base_system: Vec<String>,
+    pub(crate) prompt: String,
+    pub follow_ups: Vec<String>,
+    pub systems: Vec<String>,
+    pub tools: Vec<ToolGrant>,
+}
+
+impl AgentPlan {
+    pub fn prompt(&self) -> &str {
+        self.prompt.trim()
+    }
+
+    /// Base system fragments followed by the `<System>` fragments, joined with newlines.
+    pub fn system(&self) -> String {
+        let mut parts: Vec<&str> = self.base_system.iter().map(String::as_str).collect();
+        parts.extend(self.systems.iter().map(String::as_str));
+        parts.join("\n")
+    }
+
+    pub fn turns(&self) -> u64 {
+        1 + self.follow_ups.len() as u64
+    }
+}
+
+#[derive(Debug)]
+pub(crate) enum Capture {
+    Agent(Box<AgentPlan>),
+    System { buffer: String },
+    FollowUp { buffer: String },
+}

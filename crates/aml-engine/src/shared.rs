@@ -1,0 +1,16 @@
+//! State shared by all tasks of one domain and passed to every task operation.
+
+use crate::limits::Limits;
+use crate::trace::Tracer;
+
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub limits: Limits,
+    pub tracer: Tracer,
+    /// Provider-backed Agent sessions reserved so far (maxAgentCalls).
+    pub agent_calls: u64,
+    /// The runtime allowlist of Tool names; `None` is unrestricted.
+    pub allowed_tools: Option<Vec<String>>,
+    /// The runtime `system` option, trimmed.
+    pub runtime_system: String,
+}

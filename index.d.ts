@@ -1,0 +1,927 @@
+// Public type declarations of @aml-jsx/sdk (hand-written; see INVENTORY §1 and §2).
+//
+// The file ends with `export {}` so that only declarations marked `export` are public:
+// helper types such as the local Standard Schema shapes stay module-private.
+
+// ---------------------------------------------------------------------------------------
+// Standard Schema (local, structurally compatible with @standard-schema/spec v1)
+// ---------------------------------------------------------------------------------------
+
+/** Structural copy of the Standard Schema v1 validator contract (not exported). */
+interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": StandardSchemaV1.Props<Input, Output>
+}
+
+declare namespace StandardSchemaV1 {
+  interface Types<Input = unknown, Output = Input> {
+    readonly input: Input
+    readonly output: Output
+  }
+
+  interface Options {
+    readonly libraryOptions?: Record<string, unknown> | undefined
+  }
+
+  interface Props<Input = unknown, Output = Input> {
+    readonly version: 1
+    readonly vendor: string
+    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>
+    readonly types?: Types<Input, Output> | undefined
+  }
+
+  type Result<Output> = SuccessResult<Output> | FailureResult
+
+  interface SuccessResult<Output> {
+    readonly value: Output
+    readonly issues?: undefined
+  }
+
+  interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>
+  }
+
+  interface Issue {
+    readonly message: string
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined
+  }
+
+  interface PathSegment {
+    readonly key: PropertyKey
+  }
+
+  type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["input"]
+  type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["output"]
+}
+
+/** Structural copy of the Standard JSON Schema v1 contract (not exported). */
+interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": StandardJSONSchemaV1.Props<Input, Output>
+}
+
+declare namespace StandardJSONSchemaV1 {
+  type Target = "draft-2020-12" | "draft-07" | "openapi-3.0" | (string & {})
+
+  interface Options {
+    readonly target: Target
+    readonly libraryOptions?: Record<string, unknown> | undefined
+  }
+
+  interface Converter {
+    input(options: Options): Record<string, unknown>
+    output(options: Options): Record<string, unknown>
+  }
+
+  interface Props<Input = unknown, Output = Input> {
+    readonly version: 1
+    readonly vendor: string
+    readonly types?: StandardSchemaV1.Types<Input, Output> | undefined
+    readonly jsonSchema: Converter
+  }
+}
+
+/**
+ * A schema AML can both describe to a model and enforce: a Standard Schema v1 validator
+ * that also implements Standard JSON Schema v1 (for example a Zod 4 schema). AML asks it
+ * for a draft 2020-12 JSON Schema and validates the model's answer with it.
+ */
+export type AmlModelSchema<Input = unknown, Output = Input> = StandardSchemaV1<Input, Output> &
+  StandardJSONSchemaV1<Input, Output>
+
+// ---------------------------------------------------------------------------------------
+// Values, nodes and components
+// ---------------------------------------------------------------------------------------
+
+/**
+ * An immutable JSX descriptor. Building one never calls its component. Nodes carry a
+ * non-enumerable `$$typeof` brand (`Symbol.for("@aml-jsx/sdk/node")`), so nodes made by
+ * another copy of the SDK are accepted and look-alike plain objects are not.
+ */
+export interface AmlNode {
+  /** Copy-stable brand identifying an AML node. */
+  readonly $$typeof: symbol
+  /** The component or primitive this node invokes. */
+  readonly type: unknown
+  /** Frozen shallow copy of the props, children included. */
+  readonly props: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Anything AML can turn into text. Strings append as is, numbers through `String()`,
+ * `null`/`undefined`/booleans append nothing, arrays concatenate without separators,
+ * promises and thenables are awaited, and nodes are evaluated. Plain objects are rejected.
+ */
+export type AmlRenderable =
+  | boolean
+  | null
+  | undefined
+  | AmlNode
+  | PromiseLike<AmlRenderable>
+  | readonly AmlRenderable[]
+  | number
+  | string
+
+/** A JSON value as AML snapshots it (Tool results, structured output, JSON Schemas). */
+export type AmlJsonValue =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly AmlJsonValue[]
+  | { readonly [key: string]: AmlJsonValue }
+
+/**
+ * Groups values without adding text of its own; `<>…</>` compiles to it. It is an ordinary
+ * component, so it counts one depth level and shows up as a `component` span named "Fragment".
+ */
+export declare function Fragment(props: { children?: AmlRenderable }): AmlRenderable
+
+// ---------------------------------------------------------------------------------------
+// Runtime
+// ---------------------------------------------------------------------------------------
+
+/** Options captured once by `new AmlRuntime()`; later changes to the object have no effect. */
+export interface AmlRuntimeOptions {
+  /** Default provider for every `<Agent>` that does not name its own. */
+  agentProvider?: AgentProvider | undefined
+  /** Default provider for outer `<Sandbox>` scopes that do not name their own. */
+  sandboxProvider?: SandboxProvider | undefined
+  /** Default provider for a `<Workspace>` that does not name its own. */
+  workspaceProvider?: WorkspaceProvider | undefined
+  /** System text placed before every Agent's own system text. Defaults to `""`. */
+  system?: string | undefined
+  /**
+   * Base directory for `<Skill src>`, `<Include src>`, `<File src>` and unsandboxed
+   * `<Script>`. Resolved with `path.resolve`; defaults to `process.cwd()`.
+   */
+  cwd?: string | undefined
+  /** Allowlist of Tool names. Unrestricted when omitted. */
+  allowedTools?: readonly string[] | undefined
+  /** Allowlist of MCP server names. Unrestricted when omitted. */
+  allowedMcpServers?: readonly string[] | undefined
+  /** A trace sink registered as a runtime-wide `"trace"` listener. */
+  trace?: TraceSink | undefined
+  /** Receives trace listener failures. Without it AML writes one stderr line per evaluation. */
+  onTraceError?: TraceErrorHandler | undefined
+  /** Most Agent sessions per evaluation (default 32, `0` = unlimited). */
+  maxAgentCalls?: number | undefined
+  /** Most provider calls running at once per evaluation (default 4, `0` = unlimited). */
+  maxConcurrentAgents?: number | undefined
+  /** Deepest node nesting per evaluation (default 16, `0` = unlimited). */
+  maxDepth?: number | undefined
+  /** Most turns (prompt plus follow-ups) per Agent (default 16, `0` = unlimited). */
+  maxTurnsPerAgent?: number | undefined
+  /** Most committed `<Loop>` state transitions per evaluation (default 16, `0` = unlimited). Draft. */
+  maxStateTransitions?: number | undefined
+}
+
+/** Per-call options of {@link AmlRuntime.evaluate}. */
+export interface AmlEvaluationOptions {
+  /** Caller-owned cancellation. An already aborted signal rejects with its reason at once. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * Evaluates AML trees. Options are validated and captured by the constructor (invalid ones
+ * throw `TypeError`). Every `evaluate()` call is an independent evaluation domain with its
+ * own run id, budgets, scheduler and evaluation-local listeners.
+ */
+export declare class AmlRuntime implements AmlEventSubscriber {
+  constructor(options?: AmlRuntimeOptions)
+
+  /** Adds a listener that sees every evaluation of this runtime; returns its remover. */
+  on<Name extends AmlEventName>(name: Name, listener: AmlEventListener<Name>): () => void
+
+  /** Like {@link AmlRuntime.on}, but the listener is removed before its first call. */
+  once<Name extends AmlEventName>(name: Name, listener: AmlEventListener<Name>): () => void
+
+  /**
+   * Resolves `value` to text. Runs `start` listeners, the tree, resource cleanup and then
+   * `finish` listeners; settles only after all of them.
+   */
+  evaluate(value: AmlRenderable, options?: AmlEvaluationOptions): Promise<string>
+}
+
+/**
+ * Resolves a nested value inside the active function component, in the same evaluation
+ * domain (budgets, cancellation, scopes, trace parent). Throws `EvaluationError`
+ * synchronously when no AML component is active. Nested evaluations still pending when the
+ * component settles are awaited before its result is used.
+ */
+export declare function evaluate(value: AmlRenderable): Promise<string>
+/**
+ * Structured form: `value` must resolve to exactly one `<Agent>`, whose structured answer
+ * is validated by `schema`. Resolves with the schema's output type.
+ */
+export declare function evaluate<Schema extends AmlModelSchema>(
+  value: AmlRenderable,
+  schema: Schema,
+): Promise<StandardSchemaV1.InferOutput<Schema>>
+
+// ---------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Invalid authored values or placement, missing scopes, cycles, policy and allowlist
+ * violations, exceeded limits, structured-output failures, and wrapped provider failures.
+ * Identified by `name === "EvaluationError"`; keeps `cause`.
+ */
+export declare class EvaluationError extends Error {
+  constructor(message?: string, options?: ErrorOptions)
+}
+
+/** A Tool received input that is not JSON or fails its input schema. `name === "ToolInputError"`. */
+export declare class ToolInputError extends Error {
+  constructor(message?: string, options?: ErrorOptions)
+}
+
+/** A Tool returned output that fails its output schema or is not JSON. `name === "ToolOutputError"`. */
+export declare class ToolOutputError extends Error {
+  constructor(message?: string, options?: ErrorOptions)
+}
+
+/**
+ * Another active writer owns the same durable Workspace identity. The only AML error with
+ * a `code`. Use {@link WorkspaceConflictError.is} rather than `instanceof` so errors from
+ * other physical SDK copies are recognised too.
+ */
+export declare class WorkspaceConflictError extends Error {
+  /** Creates the conflict error for `workspaceId`. */
+  constructor(workspaceId: string)
+  /** Always `"AML_WORKSPACE_CONFLICT"`. */
+  readonly code: "AML_WORKSPACE_CONFLICT"
+  /** The contested Workspace id. */
+  readonly workspaceId: string
+  /**
+   * Structural check by `code` (and `workspaceId` when given); never throws, even on
+   * hostile values.
+   */
+  static is(value: unknown, workspaceId?: string): value is WorkspaceConflictError
+}
+
+// ---------------------------------------------------------------------------------------
+// Cancellation
+// ---------------------------------------------------------------------------------------
+
+/** A process signal handled by {@link ProcessSignalCancellation}. */
+export type ProcessSignal = "SIGINT" | "SIGTERM"
+
+/** Options of {@link ProcessSignalCancellation}. */
+export interface ProcessSignalCancellationOptions {
+  /**
+   * How long graceful cleanup may run after the first signal before the process is forced
+   * to exit. Non-negative safe integer; defaults to 10 000 ms.
+   */
+  cleanupDeadlineMs?: number | undefined
+}
+
+/**
+ * Opt-in bridge from SIGINT/SIGTERM to an `AbortSignal`. Construction installs both process
+ * listeners (importing the SDK installs none). The first signal aborts `signal` and
+ * starts the cleanup deadline; a second signal exits immediately.
+ */
+export declare class ProcessSignalCancellation {
+  constructor(options?: ProcessSignalCancellationOptions)
+  /** Aborted by the first SIGINT or SIGTERM; pass it to every evaluation. */
+  get signal(): AbortSignal
+  /** `130` after SIGINT, `143` after SIGTERM, otherwise `undefined`. */
+  get exitCode(): number | undefined
+  /** Removes both listeners and clears the deadline timer. */
+  dispose(): void
+}
+
+// ---------------------------------------------------------------------------------------
+// Lifecycle events
+// ---------------------------------------------------------------------------------------
+
+/** Names accepted by `on()` / `once()`. */
+export type AmlEventName = "start" | "finish" | "trace"
+
+/** Frozen event passed to `start` listeners before the tree is evaluated. */
+export interface AmlEvaluationStartEvent {
+  readonly runId: string
+  readonly signal: AbortSignal
+}
+
+/** Frozen event passed to `finish` listeners after the tree and every resource settled. */
+export interface AmlEvaluationFinishEvent {
+  /** The failure; present only when `status` is `"error"`. */
+  readonly error?: unknown
+  readonly runId: string
+  readonly signal: AbortSignal
+  readonly status: "ok" | "error"
+}
+
+/** The payload type of each event name. */
+export interface AmlEventMap {
+  start: AmlEvaluationStartEvent
+  finish: AmlEvaluationFinishEvent
+  trace: AmlTraceEvent
+}
+
+/**
+ * The listener type for an event name. `start` and `finish` listeners are awaited; trace
+ * listeners are {@link TraceSink}s that are never awaited.
+ */
+export type AmlEventListener<Name extends AmlEventName> = Name extends "trace"
+  ? TraceSink
+  : (event: AmlEventMap[Name]) => Promise<void> | void
+
+/** Subscribe-only view of an event registry; each method returns an unsubscribe function. */
+export interface AmlEventSubscriber {
+  on<Name extends AmlEventName>(name: Name, listener: AmlEventListener<Name>): () => void
+  once<Name extends AmlEventName>(name: Name, listener: AmlEventListener<Name>): () => void
+}
+
+// ---------------------------------------------------------------------------------------
+// Trace events
+// ---------------------------------------------------------------------------------------
+
+/** Opaque correlation ids of a span inside one evaluation. */
+export interface AmlTraceIdentity {
+  readonly parentSpanId?: string
+  readonly runId: string
+  readonly spanId: string
+}
+
+/** A trace attribute value. */
+export type AmlTraceAttribute = boolean | number | string | readonly string[]
+
+/** The kind of a trace span. */
+export type AmlTraceSpanKind =
+  | "evaluation"
+  | "component"
+  | "agent"
+  | "file"
+  | "system"
+  | "skill"
+  | "tool"
+  | "loop"
+  | "parallel"
+  | "sandbox"
+  | "script"
+  | "workspace"
+
+/** Names of point (`type: "event"`) trace events. */
+export type AmlTraceEventName =
+  | "acp.session.cancel"
+  | "acp.session.created"
+  | "acp.session.prompt.completed"
+  | "acp.session.prompt.submitted"
+  | "acp.session.update"
+  | "agent.output"
+  | "agent.session"
+  | "capability.mcp"
+  | "capability.tool"
+  | "loop.transition"
+  | "sandbox.process"
+
+/** Fields shared by every trace event. */
+export interface AmlTraceEventBase extends AmlTraceIdentity {
+  /** Frozen, null-prototype attribute record. Sensitive values only reach content-capturing sinks. */
+  readonly attributes: Readonly<Record<string, AmlTraceAttribute>>
+  /** Evaluation-local counter starting at 1 with the root span start. */
+  readonly sequence: number
+  /** `Date.now()` when the event was produced. */
+  readonly timestamp: number
+}
+
+/** A span opened. */
+export interface AmlTraceSpanStartEvent extends AmlTraceEventBase {
+  readonly type: "span.start"
+  readonly kind: AmlTraceSpanKind
+  readonly name: string
+}
+
+/** A span closed; reuses the identity of its start event. */
+export interface AmlTraceSpanEndEvent extends AmlTraceEventBase {
+  readonly type: "span.end"
+  readonly kind: AmlTraceSpanKind
+  readonly name: string
+  readonly status: "ok" | "error"
+  /** Non-negative elapsed milliseconds. */
+  readonly durationMs: number
+}
+
+/** A point event attached to an open span. */
+export interface AmlTracePointEvent extends AmlTraceEventBase {
+  readonly type: "event"
+  readonly name: AmlTraceEventName
+}
+
+/** A deeply frozen trace event. */
+export type AmlTraceEvent = AmlTraceSpanStartEvent | AmlTraceSpanEndEvent | AmlTracePointEvent
+
+/**
+ * A trace listener. Called synchronously and in isolation; a returned promise is never
+ * awaited. Set `captureContent: true` on the function to receive sensitive attributes.
+ */
+export interface TraceSink {
+  (event: AmlTraceEvent): unknown
+  /** Read once at registration; opts this sink into sensitive content. */
+  readonly captureContent?: boolean
+}
+
+/** Receives each trace listener failure with the redacted event; its own failures are swallowed. */
+export type TraceErrorHandler = (error: unknown, event: AmlTraceEvent) => unknown
+
+/** Options of {@link createConsoleTracer}. */
+export interface ConsoleTracerOptions {
+  /** Include sensitive attributes. Defaults to `false`. */
+  captureContent?: boolean | undefined
+  /** Receives each complete line. Defaults to `console.log`. */
+  write?: ((line: string) => unknown) | undefined
+}
+
+/** Creates a frozen sink that writes an indented, human-readable trace tree. */
+export declare function createConsoleTracer(options?: ConsoleTracerOptions): TraceSink
+
+// ---------------------------------------------------------------------------------------
+// Agent provider contract
+// ---------------------------------------------------------------------------------------
+
+/** Effective portable permissions requested from an Agent harness. */
+export interface AgentPermissions {
+  readonly filesystem: "read-only" | "read-write"
+  readonly network: boolean
+  readonly shell: boolean
+}
+
+/** Permission overrides authored on `<Agent permissions>`. */
+export type AgentPermissionOverrides = Partial<AgentPermissions>
+
+/** Context handed to a JavaScript Tool's `execute()`. */
+export interface AgentToolExecutionContext {
+  readonly signal: AbortSignal
+  readonly trace: AmlTraceIdentity
+}
+
+/** A JavaScript Tool as an Agent provider sees it. */
+export interface AgentJavaScriptTool {
+  readonly description: string
+  execute(input: unknown, context: AgentToolExecutionContext): Promise<AmlJsonValue>
+  /** Frozen draft 2020-12 JSON Schema of the input. */
+  readonly inputSchema: Readonly<Record<string, unknown>>
+  readonly kind: "javascript"
+  readonly name: string
+}
+
+/** Any Tool an Agent provider may receive. */
+export type AgentTool = AgentJavaScriptTool
+
+/** A Tool created by `defineTool()`; only that exact identity is accepted by `<Tool use>`. */
+export interface AmlTool extends AgentJavaScriptTool {
+  readonly __amlTool: true
+}
+
+/** A stdio MCP transport. */
+export interface AmlMcpStdioTransport {
+  readonly type: "stdio"
+  readonly command: string
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** A Streamable HTTP MCP transport. */
+export interface AmlMcpStreamableHttpTransport {
+  readonly type: "streamable-http"
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** A validated MCP transport. */
+export type AmlMcpTransport = AmlMcpStdioTransport | AmlMcpStreamableHttpTransport
+
+/** A frozen MCP server descriptor created by `defineMcpServer()`. */
+export interface AmlMcpServer {
+  readonly __amlMcpServer: true
+  readonly name: string
+  readonly transport: AmlMcpTransport
+}
+
+/** An MCP grant as an Agent provider receives it. */
+export type AgentMcpServer =
+  | { readonly kind: "named"; readonly name: string }
+  | { readonly kind: "configured"; readonly definition: AmlMcpServer }
+
+/** Asks the provider for structured JSON output matching `jsonSchema`. */
+export interface AgentOutputRequest {
+  readonly jsonSchema: Readonly<Record<string, AmlJsonValue>>
+  readonly type: "json"
+}
+
+/** The deeply frozen, fully resolved plan of one `<Agent>` session. */
+export interface AgentRequest {
+  /** Later turns in order; omitted when there are none. */
+  readonly followUps?: readonly string[]
+  readonly mcpServers: readonly AgentMcpServer[]
+  /** Present only when the `model` prop was given. */
+  readonly model?: string
+  /** Present only for structured evaluations. */
+  readonly output?: AgentOutputRequest
+  readonly permissions: AgentPermissions
+  readonly prompt: string
+  readonly system: string
+  readonly tools: readonly AgentTool[]
+  readonly trace?: AmlTraceIdentity
+}
+
+/** What a provider returns for one session: the final text and, when asked, structured output. */
+export interface AgentResponse {
+  structured?: unknown
+  text: string
+}
+
+/** Frozen per-call context of `AgentProvider.run()`. */
+export interface AgentExecutionContext {
+  /** Evaluation-local subscriber; closes when the evaluation finishes. */
+  readonly events: AmlEventSubscriber
+  /** The effective Sandbox session, when one is active. */
+  readonly sandbox?: SandboxSession
+  readonly signal: AbortSignal
+  readonly trace: AmlTraceIdentity
+}
+
+/**
+ * Runs one authored `<Agent>` session (all its turns) and returns the final response.
+ * Must reject a pre-aborted signal with its reason and release its resources before settling.
+ */
+export interface AgentProvider {
+  readonly name: string
+  run(request: AgentRequest, context: AgentExecutionContext): Promise<AgentResponse>
+  /** Must return exactly `true` to run inside the given Sandbox session. */
+  supportsSandbox?(sandbox: SandboxSession): boolean
+}
+
+// ---------------------------------------------------------------------------------------
+// Sandbox provider contract
+// ---------------------------------------------------------------------------------------
+
+/** Portable filesystem authority of a Sandbox. */
+export type SandboxAccess = "read-only" | "read-write"
+
+/** Options of one Sandbox command or process. */
+export interface SandboxExecOptions {
+  cwd?: string
+  env?: Readonly<Record<string, string>>
+  signal?: AbortSignal
+  timeoutMs?: number
+}
+
+/** Result of `SandboxRuntime.exec()`. A non-zero exit is a result, not an error. */
+export interface SandboxExecResult {
+  readonly exitCode: number
+  readonly stderr: string
+  readonly stdout: string
+}
+
+/** Exit of a spawned Sandbox process. */
+export interface SandboxProcessExit {
+  readonly exitCode: number
+}
+
+/** A long-lived Sandbox process with Web streams. */
+export interface SandboxProcess {
+  readonly id: string
+  readonly stdin: WritableStream<Uint8Array>
+  readonly stdout: ReadableStream<Uint8Array>
+  readonly stderr: ReadableStream<Uint8Array>
+  /** Safe to call repeatedly. */
+  kill(): Promise<void>
+  /** Resolves with the same exit on every call. */
+  wait(): Promise<SandboxProcessExit>
+}
+
+/** The provider-neutral command runtime of a Sandbox lease. */
+export interface SandboxRuntime {
+  readonly access: SandboxAccess
+  readonly cwd: string
+  readonly root: string
+  exec(command: string, args?: readonly string[], options?: SandboxExecOptions): Promise<SandboxExecResult>
+  spawn(command: string, args?: readonly string[], options?: SandboxExecOptions): Promise<SandboxProcess>
+}
+
+/** Frozen request for one outer Sandbox lease. */
+export interface SandboxAcquireRequest {
+  readonly access: SandboxAccess
+  readonly cwd: string
+  readonly evaluationId: string
+  readonly root: string
+  readonly signal: AbortSignal
+  /** The active Workspace materialization, when there is one. */
+  readonly workspace?: WorkspaceMaterializationReference
+}
+
+/** A lease returned by `SandboxProvider.acquire()`; AML calls `release()` exactly once. */
+export interface SandboxLease<Handle = unknown> {
+  handle: Handle
+  id: string
+  runtime: SandboxRuntime
+  release(): Promise<void>
+}
+
+/** The descendant-visible part of a lease (no release authority). */
+export interface SandboxLeaseReference<Handle = unknown> {
+  readonly handle: Handle
+  readonly id: string
+  readonly runtime: SandboxRuntime
+}
+
+/** Names the provider that owns a Sandbox session. */
+export interface SandboxProviderReference {
+  readonly name: string
+}
+
+/** The effective Sandbox view given to descendants and compatible Agent providers. */
+export interface SandboxSession<Handle = unknown> {
+  readonly access: SandboxAccess
+  readonly cwd: string
+  readonly lease: SandboxLeaseReference<Handle>
+  readonly nested: boolean
+  readonly provider: SandboxProviderReference
+  readonly root: string
+}
+
+/** Acquires ephemeral execution leases for outer `<Sandbox>` scopes. */
+export interface SandboxProvider<Handle = unknown> {
+  readonly name: string
+  acquire(request: SandboxAcquireRequest): Promise<SandboxLease<Handle>>
+}
+
+// ---------------------------------------------------------------------------------------
+// Workspace provider contract
+// ---------------------------------------------------------------------------------------
+
+/** Which revision to materialize and which paths to restore. */
+export interface WorkspaceLoadRequest {
+  readonly exclude: readonly string[]
+  readonly include?: readonly string[]
+  readonly revision: "current" | (string & {})
+}
+
+/** Frozen request for one Workspace materialization. */
+export interface WorkspaceAcquireRequest {
+  readonly evaluationId: string
+  readonly id: string
+  readonly load?: false | WorkspaceLoadRequest
+  readonly lock?: boolean
+  readonly save?: boolean
+  readonly signal: AbortSignal
+}
+
+/** Frozen request to publish the materialization as a revision. */
+export interface WorkspaceSaveRequest {
+  readonly exclude: readonly string[]
+  readonly gitignore: boolean
+  readonly include?: readonly string[]
+  readonly outcome: "failure" | "success"
+  readonly retention: number
+  readonly signal: AbortSignal
+}
+
+/** A materialized Workspace; AML saves (per policy) and then releases it exactly once. */
+export interface WorkspaceLease<Handle = unknown> {
+  directory: string
+  handle: Handle
+  id: string
+  release(): Promise<void>
+  save(request?: WorkspaceSaveRequest): Promise<void>
+}
+
+/** Names the provider that owns a Workspace materialization. */
+export interface WorkspaceProviderReference {
+  readonly name: string
+}
+
+/** The descendant-visible Workspace materialization (no save or release authority). */
+export interface WorkspaceMaterializationReference<Handle = unknown> {
+  readonly cwd: string
+  readonly directory: string
+  readonly handle: Handle
+  readonly leaseId: string
+  readonly provider: WorkspaceProviderReference
+  readonly workspaceId: string
+  readonly writeConcurrency: "serial" | "parallel"
+}
+
+/** Acquires durable Workspace materializations. */
+export interface WorkspaceProvider<Handle = unknown> {
+  readonly name: string
+  acquire(request: WorkspaceAcquireRequest): Promise<WorkspaceLease<Handle>>
+}
+
+// ---------------------------------------------------------------------------------------
+// Primitive props
+// ---------------------------------------------------------------------------------------
+
+/** Props of `<Agent>`. */
+export interface AgentProps {
+  /** Prompt text plus Agent-scoped descriptors (System, Skill, Tool, Mcp, FollowUp). */
+  children?: AmlRenderable
+  /** Provider for this session; defaults to the runtime `agentProvider`. */
+  provider?: AgentProvider
+  /** Provider-owned model id, passed through as `AgentRequest.model`. */
+  model?: string
+  /** Fixed system text, after the runtime's and before child `<System>` blocks. */
+  system?: string
+  /** Overrides of the default read-write filesystem, network and shell permissions. */
+  permissions?: AgentPermissionOverrides
+  /** Agent cwd relative to the enclosing Sandbox root; requires a `<Sandbox>`. */
+  cwd?: string
+}
+
+/** Props of `<System>`. */
+export interface SystemProps {
+  /** Content that must resolve to non-empty system text. */
+  children?: AmlRenderable
+}
+
+/** Props of `<FollowUp>`. */
+export interface FollowUpProps {
+  /** Content of one later turn; must resolve to non-empty text. */
+  children?: AmlRenderable
+}
+
+/** Props of `<Tool>`: exactly one Tool from `defineTool()`, no children. */
+export interface ToolProps {
+  use: AmlTool
+}
+
+/** Props of `<Mcp>`: a provider-native server `name`, or a `defineMcpServer()` descriptor. */
+export type McpProps = { name: string; use?: never } | { name?: never; use: AmlMcpServer }
+
+/** Props of `<Skill>`: at least one of `src` and children. */
+export interface SkillProps {
+  /** Inline instruction content. */
+  children?: AmlRenderable
+  /** Normalized model-facing description. */
+  description?: string
+  /** Normalized model-facing name. */
+  name?: string
+  /** Local file path resolved from the runtime `cwd`. */
+  src?: string
+}
+
+/**
+ * Props of `<Include>`: read a file and inline it, or stage it for the Agent when it is
+ * larger than `maxBytes`. `path` is relative to the nearest active filesystem (Sandbox,
+ * else Workspace); `src` is an application file resolved from the runtime `cwd`.
+ */
+export type IncludeProps =
+  | { path: string; src?: never; maxBytes?: number }
+  | { src: string; path?: never; maxBytes?: number }
+
+/**
+ * Props of `<File>`: replace one UTF-8 file at `path` (relative to the nearest active
+ * filesystem) with the resolved children, or with an application file `src`.
+ */
+export type FileProps =
+  | { path: string; children: AmlRenderable; src?: never }
+  | { path: string; src: string; children?: never }
+
+/** Interpreter of `<Script shell>`. */
+export type ScriptShell = "bash" | "node" | "sh"
+
+/**
+ * Props of `<Script>`: either a literal `command` with `args`, or `shell` source given as
+ * children. Both accept `cwd` and a positive `timeoutMs`.
+ */
+export type ScriptProps =
+  | {
+      command: string
+      args?: readonly string[]
+      children?: never
+      shell?: never
+      cwd?: string
+      timeoutMs?: number
+    }
+  | {
+      shell: ScriptShell
+      children: AmlRenderable
+      command?: never
+      args?: never
+      cwd?: string
+      timeoutMs?: number
+    }
+
+/** Props of `<Sandbox>`. */
+export interface SandboxProps {
+  /** Requested filesystem authority; defaults to `"read-only"` (or the parent's when nested). */
+  access?: SandboxAccess
+  children?: AmlRenderable
+  /** Logical cwd within `root`. */
+  cwd?: string
+  /** Provider of an outer Sandbox; defaults to the runtime `sandboxProvider`. Not allowed when nested. */
+  provider?: SandboxProvider
+  /** Logical root for descendants; defaults to `"."`. */
+  root?: string
+}
+
+/** Options of `<Workspace load>`. */
+export interface WorkspaceLoadOptions {
+  /** `"current"` (default) or a revision id. */
+  revision?: "current" | (string & {})
+  include?: readonly string[]
+  exclude?: readonly string[]
+}
+
+/** Options of `<Workspace save>`. */
+export interface WorkspaceSaveOptions {
+  /** Save after success only (default) or always. Cancellation never saves. */
+  on?: "always" | "success"
+  /** Revisions to keep, the new one included; defaults to 1. */
+  retention?: number
+  /** Honour `.gitignore` when no `include` is given; defaults to `true`. */
+  gitignore?: boolean
+  include?: readonly string[]
+  exclude?: readonly string[]
+}
+
+/** Props of `<Workspace>`. */
+export interface WorkspaceProps {
+  children?: AmlRenderable
+  /** Provider for this Workspace; defaults to the runtime `workspaceProvider`. */
+  provider?: WorkspaceProvider
+  /** Durable identity; defaults to a random UUID. */
+  id?: string
+  /** Logical descendant cwd inside the materialization; defaults to `"."`. */
+  cwd?: string
+  /** What to load; defaults to `true` (the current revision). */
+  load?: boolean | WorkspaceLoadOptions
+  /** Whether and how to publish a revision; defaults to `false`. */
+  save?: boolean | WorkspaceSaveOptions
+  /** Ask the provider to reject a competing writer; defaults to `true`. */
+  lock?: boolean
+  /** Coordination of writable sibling Sandboxes; defaults to `"serial"`. */
+  writeConcurrency?: "serial" | "parallel"
+}
+
+/** Recursively read-only view of a value. */
+export type DeepReadonly<Value> = Value extends (...args: never[]) => unknown
+  ? Value
+  : Value extends readonly (infer Item)[]
+    ? readonly DeepReadonly<Item>[]
+    : Value extends object
+      ? { readonly [Key in keyof Value]: DeepReadonly<Value[Key]> }
+      : Value
+
+/** What `<Loop render>` receives on each iteration. */
+export interface LoopRenderContext<State> {
+  /** 1-based iteration number. */
+  readonly iteration: number
+  /** Frozen snapshot of the committed state. */
+  readonly state: DeepReadonly<State>
+}
+
+/**
+ * Props of `<Loop>` (draft). `schema` validates object state whose output type must be
+ * accepted again as input; `render` must resolve to exactly one `<Agent>`.
+ */
+export interface LoopProps<Schema extends StandardSchemaV1<unknown, Record<string, unknown>>> {
+  initial: StandardSchemaV1.InferInput<Schema>
+  /** Label in messages and traces; defaults to `"Loop"`. */
+  name?: string
+  render(context: LoopRenderContext<StandardSchemaV1.InferOutput<Schema>>): AmlRenderable
+  schema: StandardSchemaV1.InferOutput<Schema> extends StandardSchemaV1.InferInput<Schema> ? Schema : never
+}
+
+/** Props of `<Parallel>`: each child is one concurrently evaluated branch. */
+export interface ParallelProps {
+  children?: AmlRenderable
+}
+
+// ---------------------------------------------------------------------------------------
+// Primitives. Each is evaluated only by AmlRuntime; calling one directly throws.
+// ---------------------------------------------------------------------------------------
+
+/** One provider-owned Agent session over its resolved prompt, system text and capabilities. */
+export declare function Agent(props: AgentProps): never
+/** Adds resolved text to the nearest `<Agent>`'s system prompt. */
+export declare function System(props: SystemProps): never
+/** One later turn in the nearest `<Agent>`'s session. */
+export declare function FollowUp(props: FollowUpProps): never
+/** Grants a `defineTool()` Tool to the nearest `<Agent>`. */
+export declare function Tool(props: ToolProps): never
+/** Grants one MCP server to the nearest `<Agent>`. */
+export declare function Mcp(props: McpProps): never
+/** Reusable instruction text, inline and/or read from a local file. */
+export declare function Skill(props: SkillProps): never
+/** Writes resolved text to a file in the active Workspace or Sandbox; adds no text. */
+export declare function File(props: FileProps): never
+/** Inlines a file's UTF-8 content, or stages a reference when it is too large. */
+export declare function Include(props: IncludeProps): never
+/** Repeats one Agent over validated state until the state stops changing (draft). */
+export declare function Loop<Schema extends StandardSchemaV1<unknown, Record<string, unknown>>>(
+  props: LoopProps<Schema>,
+): never
+/** Evaluates its children concurrently and joins them in authored order. */
+export declare function Parallel(props: ParallelProps): never
+/** Acquires (or narrows) an execution lease for its descendants. */
+export declare function Sandbox(props: SandboxProps): never
+/** Runs a command or shell source on the host or in the active Sandbox; adds its stdout. */
+export declare function Script(props: ScriptProps): never
+/** Materializes the evaluation's one durable Workspace around its descendants. */
+export declare function Workspace(props: WorkspaceProps): never
+
+export {}
