@@ -142,6 +142,34 @@ describe("abort during evaluation", () => {
     expect(later).not.toHaveBeenCalled()
   })
 
+  it("an abort inside a synchronous component stops before the next frame", async () => {
+    const runtime = new AmlRuntime()
+    const { finishes } = observed(runtime)
+    const controller = new AbortController()
+    const reason = new Error("aborted synchronously")
+    const later = vi.fn(() => "later")
+    const Later = later as any
+    function AbortNow() {
+      controller.abort(reason)
+      return ["text", <Later />]
+    }
+    await expect(runtime.evaluate([<AbortNow />, <Later />], { signal: controller.signal })).rejects.toBe(reason)
+    expect(later).not.toHaveBeenCalled()
+    expect(finishes[0].error).toBe(reason)
+
+    // Same inside a component-local nested evaluation.
+    const nestedController = new AbortController()
+    function NestedAbort() {
+      nestedController.abort(reason)
+      return <Later />
+    }
+    function Parent() {
+      return evaluate([<NestedAbort />, <Later />])
+    }
+    await expect(runtime.evaluate(<Parent />, { signal: nestedController.signal })).rejects.toBe(reason)
+    expect(later).not.toHaveBeenCalled()
+  })
+
   it("a component that resumes after the abort does not make the run continue", async () => {
     const runtime = new AmlRuntime()
     const controller = new AbortController()

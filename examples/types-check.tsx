@@ -23,6 +23,7 @@ import {
   WorkspaceConflictError,
   type AgentProvider,
   type AmlEvaluationFinishEvent,
+  type AmlEvaluationStartEvent,
   type AmlMcpServer,
   type AmlModelSchema,
   type AmlNode,
@@ -33,6 +34,13 @@ import {
   type TraceSink,
   type WorkspaceProvider,
 } from "@aml-jsx/sdk"
+import type { JSX } from "@aml-jsx/sdk/jsx-runtime"
+
+/** True only when A and B are the same type (not merely mutually assignable, and not `any`). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
+function expectType<Condition extends true>(): void {}
+
+expectType<Equal<JSX.Element, AmlNode>>()
 
 declare const lookupOrder: AmlTool
 declare const docsServer: AmlMcpServer
@@ -79,63 +87,69 @@ export const notRenderable = <Plain />
 
 // --- Primitives ------------------------------------------------------------------------
 
-export const agent = (
-  <Agent model="reviewer" system="Be brief." permissions={{ network: false }}>
-    <System>Use only the evidence given.</System>
-    <Skill name="House style" description="Editorial rules">
-      Prefer short sections.
-    </Skill>
-    <Skill src="./skills/review.md" />
-    <Tool use={lookupOrder} />
-    <Mcp name="github" />
-    <Mcp use={docsServer} />
-    Review the change.
-    <FollowUp>Summarize in three bullets.</FollowUp>
-  </Agent>
-)
+// Primitive nodes reference declared-only values, so they are built inside a function that
+// is never called.
+export function primitiveNodes(): readonly AmlNode[] {
+  const agent = (
+    <Agent model="reviewer" system="Be brief." permissions={{ network: false }}>
+      <System>Use only the evidence given.</System>
+      <Skill name="House style" description="Editorial rules">
+        Prefer short sections.
+      </Skill>
+      <Skill src="./skills/review.md" />
+      <Tool use={lookupOrder} />
+      <Mcp name="github" />
+      <Mcp use={docsServer} />
+      Review the change.
+      <FollowUp>Summarize in three bullets.</FollowUp>
+    </Agent>
+  )
 
-// @ts-expect-error model must be a string
-export const badModel = <Agent model={1}>x</Agent>
+  // @ts-expect-error model must be a string
+  const badModel = <Agent model={1}>x</Agent>
 
-// @ts-expect-error permissions.filesystem is a fixed union
-export const badPermissions = <Agent permissions={{ filesystem: "everything" }}>x</Agent>
+  // @ts-expect-error permissions.filesystem is a fixed union
+  const badPermissions = <Agent permissions={{ filesystem: "everything" }}>x</Agent>
 
-// @ts-expect-error <Tool> requires `use`
-export const toolWithoutUse = <Tool />
+  // @ts-expect-error <Tool> requires `use`
+  const toolWithoutUse = <Tool />
 
-// @ts-expect-error <Mcp> takes exactly one of name and use
-export const mcpBoth = <Mcp name="github" use={docsServer} />
+  // @ts-expect-error <Mcp> takes exactly one of name and use
+  const mcpBoth = <Mcp name="github" use={docsServer} />
 
-export const resources = (
-  <Workspace id="review-42" provider={workspaceProvider} load={false} save={{ on: "success", retention: 3 }}>
-    <Sandbox provider={sandboxProvider} access="read-write" root="repo">
-      <Sandbox access="read-only" cwd="src">
-        <Script command="node" args={["--version"]} timeoutMs={10_000} />
-        <Script shell="bash">echo hi</Script>
+  const resources = (
+    <Workspace id="review-42" provider={workspaceProvider} load={false} save={{ on: "success", retention: 3 }}>
+      <Sandbox provider={sandboxProvider} access="read-write" root="repo">
+        <Sandbox access="read-only" cwd="src">
+          <Script command="node" args={["--version"]} timeoutMs={10_000} />
+          <Script shell="bash">echo hi</Script>
+        </Sandbox>
       </Sandbox>
-    </Sandbox>
-    <File path="reports/summary.md">Done.</File>
-    <File path="reports/copy.md" src="./template.md" />
-    <Include path="reports/summary.md" maxBytes={4096} />
-    <Include src="./notes.md" />
-    <Parallel>
-      <Agent>Review correctness.</Agent>
-      <Agent>Review maintainability.</Agent>
-    </Parallel>
-  </Workspace>
-)
+      <File path="reports/summary.md">Done.</File>
+      <File path="reports/copy.md" src="./template.md" />
+      <Include path="reports/summary.md" maxBytes={4096} />
+      <Include src="./notes.md" />
+      <Parallel>
+        <Agent>Review correctness.</Agent>
+        <Agent>Review maintainability.</Agent>
+      </Parallel>
+    </Workspace>
+  )
 
-// @ts-expect-error the command form accepts no children
-export const commandWithChildren = <Script command="ls">-la</Script>
+  // @ts-expect-error the command form accepts no children
+  const commandWithChildren = <Script command="ls">-la</Script>
 
-// @ts-expect-error the shell form needs a known interpreter
-export const unknownShell = <Script shell="zsh">echo hi</Script>
+  // @ts-expect-error the shell form needs a known interpreter
+  const unknownShell = <Script shell="zsh">echo hi</Script>
 
-// @ts-expect-error access is "read-only" or "read-write"
-export const badAccess = <Sandbox access="rw" />
+  // @ts-expect-error access is "read-only" or "read-write"
+  const badAccess = <Sandbox access="rw" />
 
-// @ts-expect-error load is a boolean or an options object
-export const badLoad = <Workspace load="yes" />
+  // @ts-expect-error load is a boolean or an options object
+  const badLoad = <Workspace load="yes" />
+
+  return [agent, badModel, badPermissions, toolWithoutUse, mcpBoth, resources, commandWithChildren, unknownShell, badAccess, badLoad]
+}
 
 // --- Structured evaluate and Loop ------------------------------------------------------
 
@@ -144,25 +158,31 @@ declare const VerdictSchema: AmlModelSchema<Verdict>
 
 export async function Structured() {
   const verdict = await evaluate(<Agent>Judge the change.</Agent>, VerdictSchema)
-  const exact: Verdict = verdict
-  const text: string = await evaluate(<Agent>Plain text.</Agent>)
-  return `${exact.verdict}: ${exact.notes.join(", ")} ${text}`
+  expectType<Equal<typeof verdict, Verdict>>()
+  const text = await evaluate(<Agent>Plain text.</Agent>)
+  expectType<Equal<typeof text, string>>()
+  return `${verdict.verdict}: ${verdict.notes.join(", ")} ${text}`
 }
 
 type Counter = { count: number }
 declare const CounterSchema: AmlModelSchema<Counter>
 
-export const loop = (
-  <Loop
-    schema={CounterSchema}
-    initial={{ count: 0 }}
-    render={({ iteration, state }) => (
-      <Agent>
-        Iteration {iteration}: count is {state.count}.
-      </Agent>
-    )}
-  />
-)
+export function loop(): AmlNode {
+  return (
+    <Loop
+      schema={CounterSchema}
+      initial={{ count: 0 }}
+      render={({ iteration, state }) => {
+        expectType<Equal<typeof state, { readonly count: number }>>()
+        return (
+          <Agent>
+            Iteration {iteration}: count is {state.count}.
+          </Agent>
+        )
+      }}
+    />
+  )
+}
 
 // --- Runtime, events and tracing -------------------------------------------------------
 
@@ -199,7 +219,8 @@ export function configure(): AmlRuntime {
   })
   const off: () => void = runtime.on("trace", sink)
   off()
-  runtime.on("start", (event) => void event.runId)
+  runtime.on("start", (event) => expectType<Equal<typeof event, AmlEvaluationStartEvent>>())
+  runtime.on("trace", (event) => expectType<Equal<typeof event, AmlTraceEvent>>())
   runtime.once("finish", async (event: AmlEvaluationFinishEvent) => {
     if (event.status === "error") console.error(event.error)
   })

@@ -1,16 +1,20 @@
 // The JS half of one evaluation domain: the native frame machine, the caller's signal,
-// object identities for cycle tracking, the evaluation-local listeners and trace dispatch.
+// object identities for cycle tracking, the evaluation-local listeners, trace dispatch,
+// driver-owned spans and the JS side of the Agent scheduler.
 
 import { randomUUID } from "node:crypto"
 
 import { runTask } from "./driver.js"
 import { EvaluationError } from "./errors.js"
+import { describeError } from "./error-shape.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
-import { PRIMITIVE_KIND } from "./node.js"
-import { PRIMITIVE_LABELS } from "./primitives.js"
 import { nativeLimits } from "./runtime-options.js"
 import { TraceDispatcher } from "./trace-events.js"
+
+function attributesJson(attributes) {
+  return attributes === undefined ? undefined : JSON.stringify(attributes)
+}
 
 export class EvaluationDomain {
   constructor(runtimeListeners, options, signal) {
@@ -21,10 +25,19 @@ export class EvaluationDomain {
     this.closed = false
     this.runtimeListeners = runtimeListeners
     this.local = new ListenerRegistry(() => this.refreshTracing())
+    this.events = this.local.subscriber()
     this.trace = new TraceDispatcher(this.runId, [runtimeListeners, this.local], options.onTraceError)
     this.identities = new WeakMap()
     this.nextIdentity = 1
     this.tracing = false
+    /** Tool ports granted in this domain; the engine refers to them by index. */
+    this.tools = []
+    /** Structured evaluations by task id (see structured.js). */
+    this.structured = new Map()
+    /** Queued Agents by task id: `{ resolve, reject, label }`. */
+    this.slotWaiters = new Map()
+    this.onAbort = () => this.cancelQueuedAgents()
+    signal.addEventListener("abort", this.onAbort, { once: true })
     this.refreshTracing()
   }
 
@@ -56,10 +69,6 @@ export class EvaluationDomain {
   }
 
   evaluateNested(parentTask, value) {
-    // After an abort the parent task may already have failed (its await rejected with the
-    // reason while the component kept running): reject like any frame would, without
-    // asking the engine for a child of a dead task.
-    if (this.signal.aborted) return Promise.reject(this.signal.reason)
     return runTask(this, this.native.newTask(parentTask), value)
   }
 
@@ -69,14 +78,78 @@ export class EvaluationDomain {
     )
   }
 
-  /** Built-in primitives arrive with later capabilities; until then they fail clearly. */
-  primitive(_task, node) {
-    const label = PRIMITIVE_LABELS[node.type[PRIMITIVE_KIND]]
-    throw new EvaluationError(`<${label}> is not implemented by this build of @aml-jsx/sdk yet`)
+  structuredFor(task) {
+    return this.structured.size === 0 ? undefined : this.structured.get(task)
+  }
+
+  /** Opens a driver-owned span; returns its id. */
+  openSpan(kind, name, parentSpanId, { attributes, resource = false, sensitive } = {}) {
+    const id = this.native.openSpan(
+      kind,
+      name,
+      parentSpanId,
+      resource,
+      attributesJson(attributes),
+      this.tracing ? attributesJson(sensitive) : undefined,
+    )
+    if (this.tracing) this.flushTrace()
+    return id
+  }
+
+  /** Closes a driver-owned span, with status error when `failed` is true. */
+  closeSpan(spanId, failed, error, attributes, sensitive) {
+    let type
+    let message
+    if (failed) ({ type, message } = describeError(error))
+    this.native.closeSpan(
+      spanId,
+      type,
+      message,
+      attributesJson(attributes),
+      this.tracing ? attributesJson(sensitive) : undefined,
+    )
+    if (this.tracing) this.flushTrace()
+  }
+
+  point(spanId, parentSpanId, name, attributes, sensitive) {
+    if (!this.tracing) return
+    this.native.point(spanId, parentSpanId, name, attributesJson(attributes), attributesJson(sensitive))
+    this.flushTrace()
+  }
+
+  /** Resolves when `task` holds a provider slot (FIFO, maxConcurrentAgents). */
+  agentSlot(task, label) {
+    if (this.signal.aborted) {
+      return Promise.reject(
+        new EvaluationError(`${label} was cancelled before provider execution`, { cause: this.signal.reason }),
+      )
+    }
+    if (this.native.scheduleAgent(task)) return undefined
+    return new Promise((resolve, reject) => this.slotWaiters.set(task, { label, reject, resolve }))
+  }
+
+  releaseAgentSlot() {
+    const next = this.native.releaseAgentSlot()
+    if (next < 0) return
+    const waiter = this.slotWaiters.get(next)
+    this.slotWaiters.delete(next)
+    waiter?.resolve()
+  }
+
+  cancelQueuedAgents() {
+    const reason = this.signal.reason
+    for (const task of this.native.drainAgentQueue()) {
+      const waiter = this.slotWaiters.get(task)
+      this.slotWaiters.delete(task)
+      waiter?.reject(
+        new EvaluationError(`${waiter.label} was cancelled before provider execution`, { cause: reason }),
+      )
+    }
   }
 
   close() {
     this.closed = true
     this.local.closed = true
+    this.signal.removeEventListener("abort", this.onAbort)
   }
 }

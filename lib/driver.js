@@ -5,10 +5,12 @@
 // Hot path rules: no allocation per value beyond what the user's code allocates, one
 // synchronous napi call per value, and no promise unless the tree is actually async.
 
+import { runAgent } from "./agent-run.js"
 import { ComponentScope, joinNested, storage } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
 import { NODE_BRAND, PRIMITIVE_KIND } from "./node.js"
+import { enterPrimitive } from "./primitive-protocol.js"
 import { PRIMITIVE_LABELS, primitiveCode } from "./primitives.js"
 import { settle, untilAborted } from "./thenable.js"
 
@@ -155,14 +157,24 @@ export async function runTask(domain, task, value) {
           value = objects[top][cursors[top]++]
         } else if (op === OP_INVOKE) {
           value = invoke(domain, task, objects[height - 1])
+        } else if (op === OP_CHILDREN) {
+          value = objects[height - 1].props.children
+        } else if (op === OP_PRIMITIVE) {
+          const slot = {}
+          cursors[height - 1] = slot
+          code = enterPrimitive(domain, task, objects[height - 1], slot)
+          continue
+        } else if (op === OP_AGENT) {
+          code = await runAgent(domain, task, cursors[height - 1].entry, domain.structuredFor(task))
+          continue
         } else if (op === OP_DONE) {
           alive = false
           return native.finish(task)
         } else if (op === OP_ERROR) {
           alive = false
           throw new EvaluationError(native.takeError(task))
-        } else if (op === OP_PRIMITIVE) {
-          value = domain.primitive(task, objects[height - 1])
+        } else {
+          throw new EvaluationError("AML evaluation has not started")
         }
         break
       }

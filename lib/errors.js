@@ -25,21 +25,25 @@ export class ToolOutputError extends Error {
 const WORKSPACE_CONFLICT = "AML_WORKSPACE_CONFLICT"
 
 export class WorkspaceConflictError extends Error {
-  constructor(message, options = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+  constructor(workspaceId) {
+    super(`Workspace "${workspaceId}" already has an active writer`)
     this.name = "WorkspaceConflictError"
     this.code = WORKSPACE_CONFLICT
-    this.workspaceId = options.workspaceId
+    this.workspaceId = workspaceId
   }
 
-  /** True for conflicts raised by any physical copy of the SDK (no `instanceof` needed). */
-  static is(value) {
-    return (
-      typeof value === "object" &&
-      value !== null &&
-      value.code === WORKSPACE_CONFLICT &&
-      value.name === "WorkspaceConflictError"
-    )
+  /**
+   * A structural, copy-safe check: reads `code` and `workspaceId` once each and treats an
+   * accessor that throws as "not a conflict".
+   */
+  static is(value, workspaceId) {
+    if (typeof value !== "object" || value === null) return false
+    try {
+      if (value.code !== WORKSPACE_CONFLICT) return false
+      return workspaceId === undefined || value.workspaceId === workspaceId
+    } catch {
+      return false
+    }
   }
 }
 

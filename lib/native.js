@@ -1,3 +1,3 @@
 // The only module that touches the generated napi loader. Everything else imports from here,
 // so the boundary is one line to find.
-export { NativeEvaluation, panicForTest } from "../native/binding.js"
+export { NativeEvaluation, panicForTest, primitiveKinds } from "../native/binding.js"

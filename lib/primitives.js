@@ -2,25 +2,13 @@
 // Symbol.for("@aml-jsx/sdk/primitive-kind") marker. The runtime recognises them by that
 // marker (so another SDK copy's primitives work too); calling one directly is an error.
 
+import { primitiveKinds } from "./native.js"
 import { PRIMITIVE_KIND } from "./node.js"
 
-/** Stable order: the index is the primitive code the engine sees. */
-export const PRIMITIVE_KINDS = Object.freeze([
-  "agent",
-  "context",
-  "file",
-  "follow-up",
-  "include",
-  "loop",
-  "mcp",
-  "parallel",
-  "sandbox",
-  "script",
-  "skill",
-  "system",
-  "tool",
-  "workspace",
-])
+const TABLE = primitiveKinds()
+
+/** Primitive kinds in engine code order (the engine owns the table). */
+export const PRIMITIVE_KINDS = Object.freeze(TABLE.map(([kind]) => kind))
 
 const CODES = new Map(PRIMITIVE_KINDS.map((kind, index) => [kind, index]))
 
@@ -61,19 +49,4 @@ export const Script = definePrimitive("script", "Script")
 export const Workspace = definePrimitive("workspace", "Workspace")
 
 /** Display labels used in messages, by kind. */
-export const PRIMITIVE_LABELS = Object.freeze({
-  agent: "Agent",
-  context: "Context.Provider",
-  file: "File",
-  "follow-up": "FollowUp",
-  include: "Include",
-  loop: "Loop",
-  mcp: "Mcp",
-  parallel: "Parallel",
-  sandbox: "Sandbox",
-  script: "Script",
-  skill: "Skill",
-  system: "System",
-  tool: "Tool",
-  workspace: "Workspace",
-})
+export const PRIMITIVE_LABELS = Object.freeze(Object.fromEntries(TABLE))

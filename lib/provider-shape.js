@@ -1,7 +1,9 @@
-// Shape checks shared by the runtime options and the define*Provider helpers. Each throws
-// the exact TypeError of INVENTORY RT-1 / PA-2 and returns the provider unchanged.
+// Shape checks shared by the runtime options, the <Agent provider> prop and the
+// define*Provider helpers. Each reads every member once, throws the exact TypeError of
+// INVENTORY RT-1 / PA-2, and returns a frozen capture: later mutation of the provider object
+// cannot change what the runtime calls.
 
-function checkNamed(provider, label, method) {
+function captureNamed(provider, label, method) {
   if (typeof provider !== "object" || provider === null) {
     throw new TypeError(`${label} provider must be an object`)
   }
@@ -10,25 +12,29 @@ function checkNamed(provider, label, method) {
     throw new TypeError(`${label} provider name must be a non-empty string`)
   }
   if (name !== name.trim()) throw new TypeError(`${label} provider name must already be normalized`)
-  if (typeof provider[method] !== "function") {
-    throw new TypeError(`${label} provider ${method} must be a function`)
-  }
-  return provider
+  const fn = provider[method]
+  if (typeof fn !== "function") throw new TypeError(`${label} provider ${method} must be a function`)
+  return { fn, name }
 }
 
-export function checkAgentProvider(provider) {
-  checkNamed(provider, "Agent", "run")
-  const supports = provider.supportsSandbox
-  if (supports !== undefined && typeof supports !== "function") {
+/** `{ name, run, supportsSandbox?, target }` of an Agent provider. */
+export function captureAgentProvider(provider) {
+  const { fn, name } = captureNamed(provider, "Agent", "run")
+  const supportsSandbox = provider.supportsSandbox
+  if (supportsSandbox !== undefined && typeof supportsSandbox !== "function") {
     throw new TypeError("Agent provider supportsSandbox must be a function when provided")
   }
-  return provider
+  return Object.freeze({ name, run: fn, supportsSandbox, target: provider })
 }
 
-export function checkSandboxProvider(provider) {
-  return checkNamed(provider, "Sandbox", "acquire")
+/** `{ name, acquire, target }` of a Sandbox provider. */
+export function captureSandboxProvider(provider) {
+  const { fn, name } = captureNamed(provider, "Sandbox", "acquire")
+  return Object.freeze({ acquire: fn, name, target: provider })
 }
 
-export function checkWorkspaceProvider(provider) {
-  return checkNamed(provider, "Workspace", "acquire")
+/** `{ name, acquire, target }` of a Workspace provider. */
+export function captureWorkspaceProvider(provider) {
+  const { fn, name } = captureNamed(provider, "Workspace", "acquire")
+  return Object.freeze({ acquire: fn, name, target: provider })
 }

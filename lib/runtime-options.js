@@ -5,7 +5,7 @@
 import { resolve } from "node:path"
 
 import { isNormalized } from "./normalized.js"
-import { checkAgentProvider, checkSandboxProvider, checkWorkspaceProvider } from "./provider-shape.js"
+import { captureAgentProvider, captureSandboxProvider, captureWorkspaceProvider } from "./provider-shape.js"
 
 const LIMITS = [
   ["maxAgentCalls", 32],
@@ -54,16 +54,16 @@ export function captureRuntimeOptions(options = {}) {
   const system = systemOption === undefined ? "" : systemOption
   if (typeof system !== "string") throw new TypeError("system must be a string")
   const agentOption = options.agentProvider
-  const agentProvider = agentOption === undefined ? undefined : checkAgentProvider(agentOption)
+  const agentProvider = agentOption === undefined ? undefined : captureAgentProvider(agentOption)
   const sandboxOption = options.sandboxProvider
-  const sandboxProvider = sandboxOption === undefined ? undefined : checkSandboxProvider(sandboxOption)
+  const sandboxProvider = sandboxOption === undefined ? undefined : captureSandboxProvider(sandboxOption)
   const cwdOption = options.cwd
   if (cwdOption !== undefined && (typeof cwdOption !== "string" || cwdOption.length === 0)) {
     throw new TypeError("cwd must be a non-empty string")
   }
   const cwd = resolve(cwdOption ?? process.cwd())
   const workspaceOption = options.workspaceProvider
-  const workspaceProvider = workspaceOption === undefined ? undefined : checkWorkspaceProvider(workspaceOption)
+  const workspaceProvider = workspaceOption === undefined ? undefined : captureWorkspaceProvider(workspaceOption)
   return Object.freeze({
     agentProvider,
     allowedMcpServers,

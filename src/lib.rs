@@ -4,5 +4,6 @@
 mod agent;
 mod evaluation;
 mod guard;
+mod spans;
 
 pub use evaluation::{panic_for_test, primitive_kinds, NativeEvaluation};

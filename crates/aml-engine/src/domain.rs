@@ -5,13 +5,14 @@
 use crate::agent::AgentEntry;
 use crate::capture::AgentPlan;
 use crate::error::EvalError;
+use crate::external_spans::ExternalSpans;
 use crate::limits::Limits;
 use crate::scheduler::Scheduler;
 use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::{NodeKind, Task};
-use crate::trace::{OpenSpan, SpanFailure, SpanKind, TraceRecord};
+use crate::trace::{Attributes, OpenSpan, SpanFailure, SpanKind, TraceRecord};
 
 pub type TaskId = u32;
 
@@ -26,6 +27,7 @@ pub struct Policy {
 pub struct Domain {
     shared: Shared,
     scheduler: Scheduler,
+    external: ExternalSpans,
     root_span: Option<(OpenSpan, bool)>,
     tasks: Vec<Option<Task>>,
     free: Vec<TaskId>,
@@ -41,6 +43,7 @@ impl Domain {
     pub fn with_policy(limits: Limits, policy: Policy) -> Domain {
         Domain {
             scheduler: Scheduler::new(limits.max_concurrent_agents),
+            external: ExternalSpans::default(),
             shared: Shared {
                 limits,
                 allowed_tools: policy.allowed_tools,
@@ -59,6 +62,10 @@ impl Domain {
 
     pub fn set_tracing(&mut self, enabled: bool) {
         self.shared.tracer.set_enabled(enabled);
+    }
+
+    pub fn trace_pending(&self) -> bool {
+        self.shared.tracer.has_pending()
     }
 
     pub fn drain_trace(&mut self) -> Vec<TraceRecord> {
@@ -89,6 +96,50 @@ impl Domain {
                     .close(span, failure.as_ref(), vec![], vec![]);
             }
         }
+    }
+
+    /// Opens a driver-owned span (agent session/turn/cleanup, tool). `resource` selects a
+    /// `span-N` identity instead of `trace-N`.
+    pub fn open_span(
+        &mut self,
+        kind: SpanKind,
+        name: String,
+        parent: Option<SpanId>,
+        resource: bool,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) -> SpanId {
+        let tracer = &mut self.shared.tracer;
+        self.external
+            .open(tracer, kind, name, parent, resource, attributes, sensitive)
+    }
+
+    pub fn close_span(
+        &mut self,
+        id: SpanId,
+        failure: Option<SpanFailure>,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) -> Result<(), EvalError> {
+        let tracer = &mut self.shared.tracer;
+        self.external
+            .close(tracer, id, failure.as_ref(), attributes, sensitive)
+    }
+
+    /// A point event on `span`; its parent is the span's own parent when the span is a
+    /// driver-owned one, else `parent` as given.
+    pub fn point(
+        &mut self,
+        span: SpanId,
+        parent: Option<SpanId>,
+        name: String,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) {
+        let parent = self.external.parent_of(span).unwrap_or(parent);
+        self.shared
+            .tracer
+            .point(span, parent, name, attributes, sensitive);
     }
 
     /// Starts a task. With `parent`, the task is a component-local `evaluate()` called by

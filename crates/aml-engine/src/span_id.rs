@@ -12,6 +12,14 @@ pub enum SpanId {
 
 impl SpanId {
     pub const ROOT: SpanId = SpanId::Trace(0);
+
+    /// Parses the `trace-N` / `span-N` form produced by `Display`.
+    pub fn parse(text: &str) -> Option<SpanId> {
+        if let Some(n) = text.strip_prefix("trace-") {
+            return n.parse().ok().map(SpanId::Trace);
+        }
+        text.strip_prefix("span-")?.parse().ok().map(SpanId::Span)
+    }
 }
 
 impl fmt::Display for SpanId {
@@ -26,5 +34,19 @@ impl fmt::Display for SpanId {
 impl serde::Serialize for SpanId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_round_trips_display() {
+        for id in [SpanId::ROOT, SpanId::Trace(7), SpanId::Span(12)] {
+            assert_eq!(SpanId::parse(&id.to_string()), Some(id));
+        }
+        assert_eq!(SpanId::parse("span-x"), None);
+        assert_eq!(SpanId::parse("other-1"), None);
     }
 }

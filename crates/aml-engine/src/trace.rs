@@ -29,6 +29,52 @@ pub enum SpanKind {
     Parallel,
 }
 
+impl SpanKind {
+    pub fn parse(text: &str) -> Option<SpanKind> {
+        use SpanKind::*;
+        Some(match text {
+            "evaluation" => Evaluation,
+            "component" => Component,
+            "agent" => Agent,
+            "file" => File,
+            "system" => System,
+            "skill" => Skill,
+            "tool" => Tool,
+            "loop" => Loop,
+            "sandbox" => Sandbox,
+            "script" => Script,
+            "workspace" => Workspace,
+            "parallel" => Parallel,
+            _ => return None,
+        })
+    }
+}
+
+/// Converts a JSON object of scalar attributes (the facade's encoding) into attributes.
+/// Non-scalar values are dropped: attributes are scalars by contract.
+pub fn attributes_from_json(value: &serde_json::Value) -> Attributes {
+    let Some(map) = value.as_object() else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(map.len());
+    for (key, v) in map {
+        let attr = match v {
+            serde_json::Value::Bool(b) => AttrValue::Bool(*b),
+            serde_json::Value::Number(n) => AttrValue::Number(n.as_f64().unwrap_or(0.0)),
+            serde_json::Value::String(s) => AttrValue::Text(s.clone()),
+            serde_json::Value::Array(items) => AttrValue::List(
+                items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_string))
+                    .collect(),
+            ),
+            _ => continue,
+        };
+        out.push((key.clone(), attr));
+    }
+    out
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SpanStatus {

@@ -1,0 +1,182 @@
+//! Thin, audited wrappers over the libc calls the supervisor needs.
+//!
+//! Every `unsafe` block of the crate lives here, so the rest of the crate reasons about process
+//! groups with safe functions whose preconditions are stated in their docs.
+
+use std::io;
+
+use libc::pid_t;
+
+use crate::status::ExitStatus;
+
+/// Outcome of a non-blocking wait over the children in one process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GroupWait {
+    /// A child of ours in the group was reaped.
+    Reaped(pid_t, ExitStatus),
+    /// At least one child of ours is in the group and none has exited yet.
+    Running,
+    /// No child of ours is in the group (`ECHILD`).
+    Empty,
+}
+
+/// Runs in the forked child before `execve`: make it the leader of a new session and process
+/// group, and (Linux) arm the parent-death signal.
+///
+/// Only async-signal-safe calls are allowed here because the host is multi-threaded: `setsid`,
+/// `prctl`, `getppid` and building an `io::Error` from errno (no allocation) qualify.
+pub(crate) fn child_setup(parent: pid_t) -> io::Result<()> {
+    // SAFETY: setsid has no memory-safety preconditions; a freshly forked child is never a group
+    // leader, so it only fails if the kernel refuses, which we report as a spawn error.
+    if unsafe { libc::setsid() } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: PR_SET_PDEATHSIG takes a signal number in arg2 and ignores the rest.
+        let armed = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+        if armed == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        // The parent may have died between fork and prctl, in which case the signal will never
+        // come: we were already reparented, so refuse to start instead of running unowned.
+        // SAFETY: getppid cannot fail and touches no memory.
+        if unsafe { libc::getppid() } != parent {
+            return Err(io::Error::from_raw_os_error(libc::ESRCH));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = parent;
+    Ok(())
+}
+
+/// The host's own pid, captured before fork for [`child_setup`]'s reparenting check.
+pub(crate) fn current_pid() -> pid_t {
+    // SAFETY: getpid cannot fail and touches no memory.
+    unsafe { libc::getpid() }
+}
+
+/// Marks the host as a child subreaper so orphans of our trees are reparented to us (and can be
+/// reaped by us) instead of to PID 1, which does not reap on these machines.
+#[cfg(target_os = "linux")]
+pub(crate) fn become_subreaper() -> io::Result<()> {
+    // SAFETY: PR_SET_CHILD_SUBREAPER takes a flag in arg2 and ignores the rest.
+    if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Sends `signal` to every member of process group `pgid`. A group with no member is not an
+/// error: the caller's goal (nobody left to signal) already holds.
+///
+/// Precondition (see `group.rs`): the caller has proof that `pgid` still names OUR group.
+pub(crate) fn signal_group(pgid: pid_t, signal: i32) -> io::Result<()> {
+    // SAFETY: kill has no memory-safety preconditions; a negative pid addresses a group.
+    if unsafe { libc::kill(-pgid, signal) } == -1 {
+        let error = io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::ESRCH) {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// Reaps one exited child of ours whose process group is `pgid`, without blocking.
+pub(crate) fn reap_group_member(pgid: pid_t) -> io::Result<GroupWait> {
+    loop {
+        let mut raw = 0;
+        // SAFETY: `raw` is a valid out-pointer for the duration of the call.
+        let pid = unsafe { libc::waitpid(-pgid, &mut raw, libc::WNOHANG) };
+        match pid {
+            0 => return Ok(GroupWait::Running),
+            -1 => {
+                let error = io::Error::last_os_error();
+                match error.raw_os_error() {
+                    Some(libc::EINTR) => continue,
+                    Some(libc::ECHILD) => return Ok(GroupWait::Empty),
+                    _ => return Err(error),
+                }
+            }
+            pid => return Ok(GroupWait::Reaped(pid, ExitStatus::from_wait_status(raw))),
+        }
+    }
+}
+
+/// Reaps the exited child `pid` if it has exited; `Ok(None)` if it is still running.
+pub(crate) fn reap_pid(pid: pid_t) -> io::Result<Option<ExitStatus>> {
+    loop {
+        let mut raw = 0;
+        // SAFETY: `raw` is a valid out-pointer for the duration of the call.
+        match unsafe { libc::waitpid(pid, &mut raw, libc::WNOHANG) } {
+            0 => return Ok(None),
+            -1 if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) => continue,
+            -1 => return Err(io::Error::last_os_error()),
+            _ => return Ok(Some(ExitStatus::from_wait_status(raw))),
+        }
+    }
+}
+
+/// Which children [`peek_exited`] looks at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Peek {
+    /// Exactly this child.
+    Pid(pid_t),
+    /// Any child of ours in this process group.
+    Group(pid_t),
+}
+
+/// Reports an exited child WITHOUT reaping it (`WNOWAIT`): the zombie keeps its pid, and with it
+/// the group id, allocated. `Ok(None)` when no selected child has exited.
+pub(crate) fn peek_exited(which: Peek) -> io::Result<Option<(pid_t, ExitStatus)>> {
+    let (idtype, id) = match which {
+        Peek::Pid(pid) => (libc::P_PID, pid),
+        Peek::Group(pgid) => (libc::P_PGID, pgid),
+    };
+    loop {
+        // SAFETY: siginfo_t is plain data; all-zero is a valid value and makes si_pid 0, which is
+        // how POSIX tells "nothing exited" apart under WNOHANG.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        // SAFETY: `info` is a valid out-pointer; `id` is a pid/pgid, reinterpreted as id_t.
+        if unsafe { libc::waitid(idtype, id as libc::id_t, &mut info, flags) } == -1 {
+            let error = io::Error::last_os_error();
+            match error.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::ECHILD) => return Ok(None),
+                _ => return Err(error),
+            }
+        }
+        // SAFETY: after a successful waitid with WEXITED, the SIGCHLD union member is the one
+        // the kernel filled (or the zeroed value, when nothing exited).
+        let (pid, status) = unsafe { (info.si_pid(), info.si_status()) };
+        if pid == 0 {
+            return Ok(None);
+        }
+        return Ok(Some((pid, ExitStatus::from_siginfo(info.si_code, status))));
+    }
+}
+
+/// Opens a pidfd, which becomes readable when `pid` exits. Only called for an unreaped child of
+/// ours, so the pid cannot have been recycled underneath us.
+#[cfg(target_os = "linux")]
+pub(crate) fn pidfd_open(pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd (or -1); no memory is passed.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the syscall returned a fresh descriptor that nothing else owns.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Whether a process (including a zombie) with this pid exists, i.e. `kill(pid, 0)` succeeds.
+pub fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only performs the existence and permission checks.
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}

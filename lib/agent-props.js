@@ -1,0 +1,60 @@
+// <Agent> props, checked when the node is entered and before its children (INVENTORY AG-1).
+// Each prop is read once; the result is what the rest of the Agent protocol uses.
+
+import { masked } from "./component-scope.js"
+import { EvaluationError } from "./errors.js"
+import { captureAgentProvider } from "./provider-shape.js"
+
+const DEFAULT_PERMISSIONS = Object.freeze({ filesystem: "read-write", network: true, shell: true })
+
+function readPermissions(value) {
+  if (value === undefined) return DEFAULT_PERMISSIONS
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new EvaluationError("<Agent> permissions must be an object")
+  }
+  const filesystem = value.filesystem
+  if (filesystem !== undefined && filesystem !== "read-only" && filesystem !== "read-write") {
+    throw new EvaluationError('<Agent> permissions.filesystem must be "read-only" or "read-write"')
+  }
+  const permissions = { ...DEFAULT_PERMISSIONS }
+  if (filesystem !== undefined) permissions.filesystem = filesystem
+  for (const name of ["network", "shell"]) {
+    const flag = value[name]
+    if (flag !== undefined && typeof flag !== "boolean") {
+      throw new EvaluationError(`<Agent> permissions.${name} must be a boolean`)
+    }
+    if (flag !== undefined) permissions[name] = flag
+  }
+  return permissions
+}
+
+/**
+ * Reads an Agent node's props. `sandbox` is the active Sandbox session, if any: a read-only
+ * Sandbox forces read-only filesystem permissions. Returns the captured Agent entry.
+ */
+export function readAgentProps(props, runtimeProvider, sandbox) {
+  const model = props.model
+  if (model !== undefined && typeof model !== "string") {
+    throw new EvaluationError("<Agent> model must be a string")
+  }
+  const system = props.system
+  if (system !== undefined && typeof system !== "string") {
+    throw new EvaluationError("<Agent> system must be a string")
+  }
+  const permissions = readPermissions(props.permissions)
+  if (sandbox?.access === "read-only") permissions.filesystem = "read-only"
+  const providerProp = props.provider
+  const provider =
+    providerProp === undefined ? runtimeProvider : masked(captureAgentProvider, providerProp)
+  const cwd = props.cwd
+  if (cwd !== undefined && sandbox === undefined) {
+    throw new EvaluationError("<Agent> cwd requires an enclosing <Sandbox>")
+  }
+  return {
+    cwd,
+    model,
+    permissions: Object.freeze(permissions),
+    provider,
+    system,
+  }
+}

@@ -1,0 +1,87 @@
+// Running one ready Agent (INVENTORY AG-1, AG-4, LIM-1): build the frozen request and
+// execution context from the engine's plan, wait for a scheduler slot, call the provider
+// with component evaluation masked, validate the response, hand the text back to the engine.
+
+import { createObservability, observabilityServices } from "./agent-services.js"
+import { masked } from "./component-scope.js"
+import { EvaluationError } from "./errors.js"
+import { instrumentTool } from "./tool-instrumentation.js"
+import { untilAborted } from "./thenable.js"
+
+const EMPTY = Object.freeze([])
+
+function callProvider(provider, request, context) {
+  return provider.run.call(provider.target, request, context)
+}
+
+async function invoke(provider, request, context) {
+  return callProvider(provider, request, context)
+}
+
+function readText(response, label) {
+  if (typeof response !== "object" || response === null) {
+    throw new EvaluationError(`${label} returned an invalid response`)
+  }
+  let text
+  try {
+    text = response.text
+  } catch (cause) {
+    throw new EvaluationError(`${label} returned an invalid response`, { cause })
+  }
+  if (typeof text !== "string") throw new EvaluationError(`${label} returned an invalid response`)
+  return text
+}
+
+/** The frozen AgentExecutionContext of one Agent call. */
+export function createExecutionContext(domain, trace, sandbox) {
+  const context = { events: domain.events }
+  if (sandbox !== undefined) context.sandbox = sandbox
+  context.signal = domain.signal
+  context.trace = trace
+  Object.freeze(context)
+  observabilityServices.set(context, createObservability(domain, trace.spanId))
+  return context
+}
+
+/**
+ * Runs the Agent on top of `task`, whose entry (from readAgentProps) is `entry`.
+ * Resolves with the engine's next step code.
+ */
+export async function runAgent(domain, task, entry, structured) {
+  const native = domain.native
+  const plan = native.agentPlan(task)
+  const spanId = plan[0]
+  const provider = entry.provider
+  const label = `Agent "${provider.name}" (${spanId})`
+  const trace = Object.freeze({ parentSpanId: plan[1], runId: domain.runId, spanId })
+  const request = { mcpServers: EMPTY }
+  if (plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
+  if (entry.model !== undefined) request.model = entry.model
+  if (structured !== undefined) request.output = structured.request
+  request.permissions = entry.permissions
+  request.prompt = plan[2]
+  request.system = plan[3]
+  const refs = native.agentTools(task)
+  request.tools = refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => instrumentTool(domain, domain.tools[ref], trace)))
+  request.trace = trace
+  Object.freeze(request)
+  const context = createExecutionContext(domain, trace, undefined)
+  const signal = domain.signal
+  const waiting = domain.agentSlot(task, label)
+  if (waiting !== undefined) await waiting
+  let response
+  try {
+    response = await untilAborted(masked(invoke, provider, request, context), signal)
+  } catch (error) {
+    if (signal.aborted && error === signal.reason) throw error
+    throw new EvaluationError(`${label} failed`, { cause: error })
+  } finally {
+    domain.releaseAgentSlot()
+  }
+  if (structured !== undefined) {
+    const value = await structured.accept(response, label)
+    return native.agentDone(task, "", structured.output(value))
+  }
+  const text = readText(response, label)
+  return native.agentDone(task, text, text)
+}

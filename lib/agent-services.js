@@ -1,0 +1,42 @@
+// Services the runtime attaches to each AgentExecutionContext through realm WeakMaps (RT-4),
+// so provider helpers from any SDK copy (executeAgentProviderSession, AbstractAgentProvider)
+// can open agent.session / agent.turn / agent.cleanup spans in the right evaluation.
+//
+// Protocol of an observability service (cross-copy, keep it stable):
+//   openSpan(name, attributes?, sensitive?, parentSpanId?) → spanId   (kind "agent")
+//   closeSpan(spanId, attributes?, sensitive?)                         (status ok)
+//   failSpan(spanId, error)                                            (status error)
+//   point(spanId, name, attributes?, sensitive?)
+
+import { realmSingleton } from "./realm.js"
+
+export const observabilityServices = realmSingleton(
+  "@aml-jsx/sdk/agent-observability-services",
+  () => new WeakMap(),
+  (value) => value instanceof WeakMap,
+  "AML Agent observability services registry has an invalid global value",
+)
+
+export const structuredOutputServices = realmSingleton(
+  "@aml-jsx/sdk/agent-structured-output-services",
+  () => new WeakMap(),
+  (value) => value instanceof WeakMap,
+  "AML Agent structured-output services registry has an invalid global value",
+)
+
+/** The observability service of a context, or undefined for contexts AML did not create. */
+export function observabilityOf(context) {
+  if ((typeof context !== "object" && typeof context !== "function") || context === null) return undefined
+  return observabilityServices.get(context)
+}
+
+/** An observability service writing to `domain` under the Agent span `agentSpanId`. */
+export function createObservability(domain, agentSpanId) {
+  return Object.freeze({
+    closeSpan: (spanId, attributes, sensitive) => domain.closeSpan(spanId, false, undefined, attributes, sensitive),
+    failSpan: (spanId, error) => domain.closeSpan(spanId, true, error),
+    openSpan: (name, attributes, sensitive, parentSpanId) =>
+      domain.openSpan("agent", name, parentSpanId ?? agentSpanId, { attributes, sensitive }),
+    point: (spanId, name, attributes, sensitive) => domain.point(spanId, undefined, name, attributes, sensitive),
+  })
+}
