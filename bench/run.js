@@ -1,5 +1,7 @@
 // `npm run bench`: every benchmark the issues ask for, medians only.
+import { agentBenchmarks } from "./agents.js"
 import { evaluatorBenchmarks } from "./evaluator.js"
 
 console.log(`node ${process.version}, ${process.platform}-${process.arch}`)
 await evaluatorBenchmarks()
+await agentBenchmarks()

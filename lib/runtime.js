@@ -37,11 +37,12 @@ export class AmlRuntime {
       }
       if (signal.aborted) return Promise.reject(signal.reason)
     }
-    return this.#run(value, signal ?? new AbortController().signal)
+    if (signal === undefined || signal === null) return this.#run(value, new AbortController().signal, false)
+    return this.#run(value, signal, true)
   }
 
-  async #run(value, signal) {
-    const domain = new EvaluationDomain(this.#listeners, this.#options, signal)
+  async #run(value, signal, abortable) {
+    const domain = new EvaluationDomain(this.#listeners, this.#options, signal, abortable)
     const registries = [this.#listeners, domain.local]
     this.#domains.add(domain)
     let failed = false

@@ -16,25 +16,3 @@ export function settle(value, then) {
     })
   })
 }
-
-/** Settles like `promise`, or rejects with `signal.reason` as soon as `signal` aborts. */
-export function untilAborted(promise, signal) {
-  if (signal.aborted) {
-    promise.then(undefined, () => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener("abort", onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener("abort", onAbort)
-        reject(error)
-      },
-    )
-  })
-}
