@@ -6,7 +6,6 @@ import { createObservability, observabilityServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { instrumentTool } from "./tool-instrumentation.js"
-import { untilAborted } from "./thenable.js"
 
 const EMPTY = Object.freeze([])
 
@@ -71,7 +70,7 @@ export async function runAgent(domain, task, entry, structured) {
   if (waiting !== undefined) await waiting
   let response
   try {
-    response = await untilAborted(masked(invoke, provider, request, context), signal)
+    response = await domain.race(masked(invoke, provider, request, context))
   } catch (error) {
     if (signal.aborted && error === signal.reason) throw error
     throw new EvaluationError(`${label} failed`, { cause: error })

@@ -17,9 +17,16 @@ function attributesJson(attributes) {
 }
 
 export class EvaluationDomain {
-  constructor(runtimeListeners, options, signal) {
+  /**
+   * `abortable` is false when the caller passed no signal: the internal signal can never
+   * abort, so awaits skip the abort race entirely.
+   */
+  constructor(runtimeListeners, options, signal, abortable = true) {
     this.options = options
     this.signal = signal
+    this.abortable = abortable
+    /** Rejecters of the awaits currently raced against the signal (one listener in total). */
+    this.abortRacers = new Set()
     this.runId = randomUUID()
     this.native = new NativeEvaluation(nativeLimits(options.limits), options.allowedTools ?? null, options.system)
     this.closed = false
@@ -36,8 +43,14 @@ export class EvaluationDomain {
     this.structured = new Map()
     /** Queued Agents by task id: `{ resolve, reject, label }`. */
     this.slotWaiters = new Map()
-    this.onAbort = () => this.cancelQueuedAgents()
-    signal.addEventListener("abort", this.onAbort, { once: true })
+    this.onAbort = () => {
+      this.cancelQueuedAgents()
+      const reason = signal.reason
+      const racers = [...this.abortRacers]
+      this.abortRacers.clear()
+      for (const reject of racers) reject(reason)
+    }
+    if (abortable) signal.addEventListener("abort", this.onAbort, { once: true })
     this.refreshTracing()
   }
 
@@ -76,6 +89,30 @@ export class EvaluationDomain {
     return Promise.reject(
       new EvaluationError("Structured evaluate() requires <Agent>, which this build does not implement yet"),
     )
+  }
+
+  /** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
+  race(promise) {
+    if (!this.abortable) return promise
+    const signal = this.signal
+    if (signal.aborted) {
+      promise.then(undefined, () => {})
+      return Promise.reject(signal.reason)
+    }
+    return new Promise((resolve, reject) => {
+      const racers = this.abortRacers
+      racers.add(reject)
+      promise.then(
+        (value) => {
+          racers.delete(reject)
+          resolve(value)
+        },
+        (error) => {
+          racers.delete(reject)
+          reject(error)
+        },
+      )
+    })
   }
 
   structuredFor(task) {

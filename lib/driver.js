@@ -12,7 +12,7 @@ import { describeError } from "./error-shape.js"
 import { NODE_BRAND, PRIMITIVE_KIND } from "./node.js"
 import { enterPrimitive } from "./primitive-protocol.js"
 import { PRIMITIVE_LABELS, primitiveCode } from "./primitives.js"
-import { settle, untilAborted } from "./thenable.js"
+import { settle } from "./thenable.js"
 
 const OP_DONE = 0
 const OP_READ = 1
@@ -126,14 +126,14 @@ export async function runTask(domain, task, value) {
             cursors.push(0)
             code = enterNode(domain, task, value)
           } else if (value instanceof Pending) {
-            value = await untilAborted(value.promise, signal)
+            value = await domain.race(value.promise)
             continue
           } else if (value instanceof Unrenderable) {
             code = native.invalid(task, value.typeName)
           } else {
             const then = value.then
             if (typeof then === "function") {
-              value = await untilAborted(settle(value, then), signal)
+              value = await domain.race(settle(value, then))
               continue
             }
             code = native.invalid(task, type)
