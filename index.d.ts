@@ -469,10 +469,65 @@ export interface AgentJavaScriptTool {
 /** Any Tool an Agent provider may receive. */
 export type AgentTool = AgentJavaScriptTool
 
-/** A Tool created by `defineTool()`; only that exact identity is accepted by `<Tool use>`. */
-export interface AmlTool extends AgentJavaScriptTool {
+/**
+ * A Tool created by `defineTool()`; only that exact identity is accepted by `<Tool use>`.
+ *
+ * It is also callable: `tool(input)` runs it from inside an active AML component, through
+ * the same input/output validation as an Agent's calls, as a `tool` span under the calling
+ * component. Outside an active component (including inside provider `run()` and Tool
+ * executors) the call throws `EvaluationError("Tools can only be called while an AML
+ * component is active")` synchronously. `execute(input, context)` is the low-level form for
+ * provider and test infrastructure and needs no active component.
+ */
+export interface AmlTool<Input = any, Output = unknown> extends AgentJavaScriptTool {
+  (input: Input): Promise<Output>
   readonly __amlTool: true
 }
+
+/** A Tool input schema: Standard Schema plus Standard JSON Schema (see {@link AmlModelSchema}). */
+export type AmlToolSchema<Input = unknown, Output = Input> = AmlModelSchema<Input, Output>
+
+/** What a Tool executor returns: the output schema's input, or plain JSON without one. */
+type ToolExecuteResult<OutputSchema> = OutputSchema extends StandardSchemaV1
+  ? StandardSchemaV1.InferInput<OutputSchema>
+  : AmlJsonValue
+
+/** Options of {@link defineTool}. Each member is read once. */
+export interface DefineToolOptions<
+  InputSchema extends AmlToolSchema,
+  OutputSchema extends StandardSchemaV1 | undefined = undefined,
+> {
+  /** Non-empty, already trimmed; unique per `<Agent>`. */
+  readonly name: string
+  /** Non-empty, already trimmed; shown to the model. */
+  readonly description: string
+  /** Validates (and may transform) the input; its draft 2020-12 JSON Schema is sent to models. */
+  readonly input: InputSchema
+  /** Optional Standard Schema applied to the executor's result (no JSON Schema needed). */
+  readonly output?: OutputSchema
+  /**
+   * Runs only with valid input (the input schema's output). The result must be JSON after
+   * the output schema: it is snapshotted into deeply frozen data.
+   */
+  execute(
+    input: StandardSchemaV1.InferOutput<InputSchema>,
+    context: AgentToolExecutionContext,
+  ): ToolExecuteResult<OutputSchema> | PromiseLike<ToolExecuteResult<OutputSchema>>
+}
+
+/**
+ * Defines a JavaScript Tool. Validates the options synchronously (`TypeError`s) and returns
+ * a frozen, callable {@link AmlTool} registered by identity for `<Tool use>`.
+ */
+export declare function defineTool<
+  InputSchema extends AmlToolSchema,
+  OutputSchema extends StandardSchemaV1 | undefined = undefined,
+>(
+  options: DefineToolOptions<InputSchema, OutputSchema>,
+): AmlTool<
+  StandardSchemaV1.InferInput<InputSchema>,
+  OutputSchema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<OutputSchema> : AmlJsonValue
+>
 
 /** A stdio MCP transport. */
 export interface AmlMcpStdioTransport {
@@ -553,6 +608,91 @@ export interface AgentProvider {
   /** Must return exactly `true` to run inside the given Sandbox session. */
   supportsSandbox?(sandbox: SandboxSession): boolean
 }
+
+// ---------------------------------------------------------------------------------------
+// Agent provider authoring
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Validates an Agent provider (the same TypeErrors the runtime raises) and returns the same
+ * object shallow-frozen. Private `#fields` of a class instance keep working.
+ *
+ * @throws {TypeError} `Agent provider must be an object`, `Agent provider name must be a
+ *   non-empty string`, `Agent provider name must already be normalized`, `Agent provider run
+ *   must be a function`, `Agent provider supportsSandbox must be a function when provided`.
+ */
+export declare function defineAgentProvider<const Provider extends AgentProvider>(
+  implementation: Provider,
+): Readonly<Provider>
+
+/** One turn of a retained provider session: the prompt, then each follow-up in order. */
+export interface AgentProviderTurn {
+  /** 0-based position in the session. */
+  readonly index: number
+  /** True for the last turn, whose response is the session's answer. */
+  readonly isFinal: boolean
+  /** The structured-output request; present only on the final turn of a structured Agent. */
+  readonly output?: AgentOutputRequest
+  readonly prompt: string
+}
+
+/** A provider-owned session that runs the turns of one `<Agent>` and is always closed. */
+export interface AgentProviderSession {
+  /** Called at most once, when the evaluation signal aborts while the session is running. */
+  abort?(): Promise<void>
+  /** Releases every resource of the session; called after success and failure alike. */
+  close(): Promise<void>
+  /** Runs one turn; the final turn's response is the session's response. */
+  runTurn(turn: AgentProviderTurn, context: AgentExecutionContext): Promise<AgentResponse>
+}
+
+/**
+ * Template for a provider that retains one session per `<Agent>`. `run()` builds the turns,
+ * rejects a pre-aborted signal with its reason, opens the `agent.session` span, awaits
+ * {@link AbstractAgentProvider.openSession} and then runs the session with
+ * {@link executeAgentProviderSession}. Spans are emitted only for contexts created by AML.
+ */
+export declare abstract class AbstractAgentProvider<Name extends string = string> implements AgentProvider {
+  readonly name: Name
+  protected constructor(name: Name)
+  /** Returns `false`: a subclass must opt in to every Sandbox it can actually run inside. */
+  supportsSandbox(sandbox: SandboxSession): boolean
+  run(request: AgentRequest, context: AgentExecutionContext): Promise<AgentResponse>
+  /** Opens the provider session for one Agent call. */
+  protected abstract openSession(
+    request: AgentRequest,
+    context: AgentExecutionContext,
+  ): Promise<AgentProviderSession>
+}
+
+/**
+ * The frozen turns `[prompt, ...followUps]` of `request`. Only the final turn carries
+ * `request.output`.
+ *
+ * @throws {TypeError} `Agent provider "<name>" followUps must be an array` and
+ *   `Agent provider "<name>" followUps must contain non-empty strings`.
+ */
+export declare function createAgentProviderTurns(
+  request: AgentRequest,
+  providerName: string,
+): readonly AgentProviderTurn[]
+
+/**
+ * Runs `turns` in order on `session` and closes it. An abort of `context.signal` is
+ * forwarded once to `session.abort()`; each turn runs inside an `agent.turn` span and
+ * `close()` inside an `agent.cleanup` span. Errors are reported in the order execution,
+ * abort, cleanup: one is rethrown as is, several become an `AggregateError`
+ * (`Agent provider "<name>" session execution and cleanup failed`).
+ *
+ * @throws {TypeError} when the session is malformed (after closing it when `close` is usable).
+ * @throws {Error} `Agent provider "<name>" session produced no response`.
+ */
+export declare function executeAgentProviderSession(
+  session: AgentProviderSession,
+  turns: readonly AgentProviderTurn[],
+  context: AgentExecutionContext,
+  providerName: string,
+): Promise<AgentResponse>
 
 // ---------------------------------------------------------------------------------------
 // Sandbox provider contract

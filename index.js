@@ -1,6 +1,10 @@
 // Public entry of @aml-jsx/sdk. See docs/ARCHITECTURE.md for how the pieces fit.
+export { AbstractAgentProvider } from "./lib/abstract-agent-provider.js"
+export { executeAgentProviderSession } from "./lib/agent-provider-session.js"
+export { createAgentProviderTurns } from "./lib/agent-provider-turns.js"
 export { evaluate } from "./lib/component-scope.js"
 export { createConsoleTracer } from "./lib/console-tracer.js"
+export { defineAgentProvider } from "./lib/define-agent-provider.js"
 export { EvaluationError, ToolInputError, ToolOutputError, WorkspaceConflictError } from "./lib/errors.js"
 export { Fragment } from "./lib/fragment.js"
 export {
@@ -20,3 +24,4 @@ export {
 } from "./lib/primitives.js"
 export { ProcessSignalCancellation } from "./lib/process-signal-cancellation.js"
 export { AmlRuntime } from "./lib/runtime.js"
+export { defineTool } from "./lib/tool.js"

@@ -157,7 +157,9 @@ describe("abort during evaluation", () => {
     expect(later).not.toHaveBeenCalled()
     expect(finishes[0].error).toBe(reason)
 
-    // Same inside a component-local nested evaluation.
+    // Same inside a component-local nested evaluation. Parent's returned promise is dropped
+    // by the aborted root task; it must not become an unhandled rejection (vitest fails the
+    // run on one).
     const nestedController = new AbortController()
     function NestedAbort() {
       nestedController.abort(reason)

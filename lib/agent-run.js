@@ -2,7 +2,7 @@
 // execution context from the engine's plan, wait for a scheduler slot, call the provider
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
-import { createObservability, observabilityServices } from "./agent-services.js"
+import { createObservability, observabilityServices, structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { instrumentTool } from "./tool-instrumentation.js"
@@ -61,26 +61,32 @@ export async function runAgent(domain, task, entry, structured) {
   request.prompt = plan[2]
   request.system = plan[3]
   const refs = native.agentTools(task)
-  request.tools = refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => instrumentTool(domain, domain.tools[ref], trace)))
+  // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).
+  const lease = { open: true }
+  request.tools =
+    refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => instrumentTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace
   Object.freeze(request)
   const context = createExecutionContext(domain, trace, undefined)
+  if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const signal = domain.signal
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   let response
   try {
-    response = await domain.race(masked(invoke, provider, request, context))
+    response = await domain.awaitProvider(masked(invoke, provider, request, context))
   } catch (error) {
     if (signal.aborted && error === signal.reason) throw error
     throw new EvaluationError(`${label} failed`, { cause: error })
   } finally {
+    lease.open = false
     domain.releaseAgentSlot()
   }
   if (structured !== undefined) {
     const value = await structured.accept(response, label)
     return native.agentDone(task, "", structured.output(value))
   }
-  const text = readText(response, label)
+  // The response's `text` getter is user code: it runs with component evaluation masked.
+  const text = masked(readText, response, label)
   return native.agentDone(task, text, text)
 }

@@ -5,7 +5,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks"
 
-import { EvaluationError, ONLY_ACTIVE } from "./errors.js"
+import { EvaluationError, ONLY_ACTIVE, TOOLS_ONLY_ACTIVE } from "./errors.js"
 import { realmSingleton } from "./realm.js"
 
 export const storage = realmSingleton(
@@ -47,8 +47,20 @@ export class ComponentScope {
 
   evaluate(value, schema) {
     if (!this.active || this.domain.closed) throw new EvaluationError(ONLY_ACTIVE)
-    if (schema !== undefined) return this.domain.evaluateStructured(this, value, schema)
-    const promise = this.domain.evaluateNested(this.task, value)
+    const promise =
+      schema !== undefined
+        ? this.domain.evaluateStructured(this, value, schema)
+        : this.domain.evaluateNested(this.task, value)
+    return this.track(promise)
+  }
+
+  /** A callable Tool (lib/tool.js) invoked by this component; joined like nested work. */
+  callTool(port, input) {
+    if (!this.active || this.domain.closed) throw new EvaluationError(TOOLS_ONLY_ACTIVE)
+    return this.track(this.domain.callTool(this.task, port, input))
+  }
+
+  track(promise) {
     const pending = (this.pending ??= new Set())
     pending.add(promise)
     // Registered before the caller can attach its own handlers, so a nested evaluation the

@@ -10,7 +10,12 @@ import { describeError } from "./error-shape.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
 import { nativeLimits } from "./runtime-options.js"
+import { evaluateStructured } from "./structured.js"
+import { runToolSpan } from "./tool-instrumentation.js"
 import { TraceDispatcher } from "./trace-events.js"
+
+/** How long an aborted provider call may take to settle before AML abandons it. */
+export const PROVIDER_ABORT_GRACE_MS = 10_000
 
 function attributesJson(attributes) {
   return attributes === undefined ? undefined : JSON.stringify(attributes)
@@ -39,6 +44,10 @@ export class EvaluationDomain {
     this.tracing = false
     /** Tool ports granted in this domain; the engine refers to them by index. */
     this.tools = []
+    /** Nested tasks (component-local evaluate) still running. */
+    this.running = new Set()
+    /** Provider calls to abandon PROVIDER_ABORT_GRACE_MS after an abort. */
+    this.providerCalls = new Set()
     /** Structured evaluations by task id (see structured.js). */
     this.structured = new Map()
     /** Queued Agents by task id: `{ resolve, reject, label }`. */
@@ -49,6 +58,14 @@ export class EvaluationDomain {
       const racers = [...this.abortRacers]
       this.abortRacers.clear()
       for (const reject of racers) reject(reason)
+      if (this.providerCalls.size > 0) {
+        const timer = setTimeout(() => {
+          const calls = [...this.providerCalls]
+          this.providerCalls.clear()
+          for (const abandon of calls) abandon(reason)
+        }, PROVIDER_ABORT_GRACE_MS)
+        timer.unref?.()
+      }
     }
     if (abortable) signal.addEventListener("abort", this.onAbort, { once: true })
     this.refreshTracing()
@@ -82,13 +99,36 @@ export class EvaluationDomain {
   }
 
   evaluateNested(parentTask, value) {
-    return runTask(this, this.native.newTask(parentTask), value)
+    // After an abort the parent task may already have failed (its await rejected with the
+    // reason while the component kept running): reject like any frame would, without
+    // asking the engine for a child of a dead task.
+    if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    const running = runTask(this, this.native.newTask(parentTask), value)
+    const tasks = this.running
+    tasks.add(running)
+    const forget = () => tasks.delete(running)
+    running.then(forget, forget)
+    return running
   }
 
-  evaluateStructured() {
-    return Promise.reject(
-      new EvaluationError("Structured evaluate() requires <Agent>, which this build does not implement yet"),
-    )
+  /**
+   * Waits until no nested task is running. Only an abort can leave nested tasks behind the
+   * root (a component's join waits for them otherwise); each of them stops at its next
+   * await, and provider calls are bounded by PROVIDER_ABORT_GRACE_MS, so this is bounded.
+   */
+  async settleTasks() {
+    while (this.running.size > 0) await Promise.allSettled([...this.running])
+  }
+
+  /** `evaluate(value, schema)` from the component on top of `scope.task` (structured.js). */
+  evaluateStructured(scope, value, schema) {
+    return evaluateStructured(this, scope.task, value, schema)
+  }
+
+  /** A callable Tool invoked by the component on top of `task`: a `tool` span under it. */
+  callTool(task, port, input) {
+    if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    return runToolSpan(this, port, input, this.native.currentSpan(task), this.signal)
   }
 
   /** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -115,8 +155,36 @@ export class EvaluationDomain {
     })
   }
 
+  /**
+   * Awaits a provider call. Unlike `race`, an abort does not abandon it at once: the
+   * provider owns the signal and must settle (releasing its session) before AML moves on,
+   * so its cleanup spans land inside the Agent span. A provider that ignores the abort is
+   * abandoned after PROVIDER_ABORT_GRACE_MS, so cancellation can never hang.
+   */
+  awaitProvider(promise) {
+    if (!this.abortable) return promise
+    if (this.signal.aborted) return promise
+    return new Promise((resolve, reject) => {
+      const calls = this.providerCalls
+      calls.add(reject)
+      promise.then(
+        (value) => {
+          calls.delete(reject)
+          resolve(value)
+        },
+        (error) => {
+          calls.delete(reject)
+          reject(error)
+        },
+      )
+    })
+  }
+
   structuredFor(task) {
-    return this.structured.size === 0 ? undefined : this.structured.get(task)
+    if (this.structured.size === 0) return undefined
+    const controller = this.structured.get(task)
+    // Task ids are reused: only a task the engine still marks structured owns the entry.
+    return controller !== undefined && this.native.isStructured(task) ? controller : undefined
   }
 
   /** Opens a driver-owned span; returns its id. */

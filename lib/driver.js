@@ -108,7 +108,12 @@ export async function runTask(domain, task, value) {
       // Enter one value.
       let code
       for (;;) {
-        if (signal.aborted) throw signal.reason
+        if (signal.aborted) {
+          // A component result still settling is dropped here; observe its rejection so it
+          // cannot surface as an unhandled rejection.
+          if (value instanceof Pending) value.promise.then(undefined, () => {})
+          throw signal.reason
+        }
         const type = typeof value
         if (type === "string") {
           code = native.text(task, value)
@@ -182,8 +187,13 @@ export async function runTask(domain, task, value) {
   } catch (error) {
     if (alive) {
       const { type, message } = describeError(error)
-      native.fail(task, type, message)
-      domain.flushTrace()
+      try {
+        native.fail(task, type, message)
+        domain.flushTrace()
+      } catch {
+        // The domain was already disposed (detached work after the run ended): there are
+        // no spans left to close, and the original error is what the caller must see.
+      }
     }
     throw error
   }

@@ -48,3 +48,4 @@ export class WorkspaceConflictError extends Error {
 }
 
 export const ONLY_ACTIVE = "evaluate() is only available while an AML component is active"
+export const TOOLS_ONLY_ACTIVE = "Tools can only be called while an AML component is active"

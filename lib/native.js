@@ -1,3 +1,154 @@
 // The only module that touches the generated napi loader. Everything else imports from here,
 // so the boundary is one line to find.
-export { NativeEvaluation, panicForTest, primitiveKinds } from "../native/binding.js"
+//
+// The binding exposes free functions over a domain handle (a class method call costs about
+// three times a free function call, and the driver makes one or two per value).
+// NativeEvaluation binds the handle once; V8 inlines these one-line forwarders.
+import * as binding from "../native/binding.js"
+
+export const { jsonSchemaProblem, liveDomains, panicForTest, primitiveKinds } = binding
+
+const {
+  agentDone,
+  agentPlan,
+  agentTools,
+  array,
+  closeRoot,
+  closeSpan,
+  currentSpan,
+  domainCreate,
+  domainDispose,
+  drainAgentQueue,
+  drainTrace,
+  empty,
+  enterAgent,
+  enterFollowUp,
+  enterSystem,
+  fail,
+  finish,
+  grantTool,
+  invalid,
+  isStructured,
+  liveTasks,
+  newTask,
+  node,
+  openRoot,
+  openSpan,
+  point,
+  releaseAgentSlot,
+  scheduleAgent,
+  setStructured,
+  setTracing,
+  takeError,
+  text,
+  unknownElement,
+  withdrawAgent,
+} = binding
+
+export class NativeEvaluation {
+  constructor(limits, allowedTools, system) {
+    this.id = domainCreate(limits, allowedTools, system)
+  }
+
+  /** Frees the native domain; every later call fails with "AML evaluation domain is closed". */
+  dispose() {
+    domainDispose(this.id)
+  }
+
+  setTracing(enabled) {
+    return setTracing(this.id, enabled)
+  }
+  drainTrace() {
+    return drainTrace(this.id)
+  }
+  openRoot() {
+    return openRoot(this.id)
+  }
+  closeRoot(errorType, message) {
+    return closeRoot(this.id, errorType, message)
+  }
+  newTask(parent) {
+    return newTask(this.id, parent)
+  }
+  setStructured(task) {
+    return setStructured(this.id, task)
+  }
+  isStructured(task) {
+    return isStructured(this.id, task)
+  }
+  text(task, value) {
+    return text(this.id, task, value)
+  }
+  empty(task) {
+    return empty(this.id, task)
+  }
+  array(task, identity, length) {
+    return array(this.id, task, identity, length)
+  }
+  node(task, identity, kind, name) {
+    return node(this.id, task, identity, kind, name)
+  }
+  invalid(task, typeName) {
+    return invalid(this.id, task, typeName)
+  }
+  unknownElement(task) {
+    return unknownElement(this.id, task)
+  }
+  currentSpan(task) {
+    return currentSpan(this.id, task)
+  }
+  fail(task, errorType, message) {
+    return fail(this.id, task, errorType, message)
+  }
+  finish(task) {
+    return finish(this.id, task)
+  }
+  takeError(task) {
+    return takeError(this.id, task)
+  }
+  liveTasks() {
+    return liveTasks(this.id)
+  }
+  enterAgent(task, hasProvider, provider, model, system) {
+    return enterAgent(this.id, task, hasProvider, provider, model, system)
+  }
+  enterSystem(task) {
+    return enterSystem(this.id, task)
+  }
+  enterFollowUp(task) {
+    return enterFollowUp(this.id, task)
+  }
+  grantTool(task, name, reference) {
+    return grantTool(this.id, task, name, reference)
+  }
+  agentPlan(task) {
+    return agentPlan(this.id, task)
+  }
+  agentTools(task) {
+    return agentTools(this.id, task)
+  }
+  agentDone(task, value, output) {
+    return agentDone(this.id, task, value, output)
+  }
+  scheduleAgent(task) {
+    return scheduleAgent(this.id, task)
+  }
+  releaseAgentSlot() {
+    return releaseAgentSlot(this.id)
+  }
+  withdrawAgent(task) {
+    return withdrawAgent(this.id, task)
+  }
+  drainAgentQueue() {
+    return drainAgentQueue(this.id)
+  }
+  openSpan(kind, name, parent, resource, attributes, sensitive) {
+    return openSpan(this.id, kind, name, parent, resource, attributes, sensitive)
+  }
+  closeSpan(spanId, errorType, message, attributes, sensitive) {
+    return closeSpan(this.id, spanId, errorType, message, attributes, sensitive)
+  }
+  point(spanId, parent, name, attributes, sensitive) {
+    return point(this.id, spanId, parent, name, attributes, sensitive)
+  }
+}

@@ -43,8 +43,19 @@ export class AmlRuntime {
 
   async #run(value, signal, abortable) {
     const domain = new EvaluationDomain(this.#listeners, this.#options, signal, abortable)
-    const registries = [this.#listeners, domain.local]
     this.#domains.add(domain)
+    try {
+      return await this.#lifecycle(domain, value, signal)
+    } finally {
+      // The native domain lives exactly as long as this call; detached work that outlives
+      // it gets "AML evaluation domain is closed" instead of touching freed state.
+      this.#domains.delete(domain)
+      domain.native.dispose()
+    }
+  }
+
+  async #lifecycle(domain, value, signal) {
+    const registries = [this.#listeners, domain.local]
     let failed = false
     let error
     let result
@@ -60,6 +71,7 @@ export class AmlRuntime {
       failed = true
       error = caught
     }
+    await domain.settleTasks()
     domain.close()
     try {
       const outcome = failed
@@ -81,7 +93,6 @@ export class AmlRuntime {
       }
       domain.flushTrace()
     }
-    this.#domains.delete(domain)
     if (failed) throw error
     return result
   }

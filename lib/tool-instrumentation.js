@@ -1,28 +1,107 @@
-// The Tool wrappers a provider receives in `request.tools` (TL-4): each call opens a `tool`
-// span under the Agent span and runs the registered port's full validation pipeline.
+// Running a registered Tool port inside an evaluation (TL-4, §2.3, §2.5): every call gets a
+// `tool` span, and the input/output JSON is serialised into it only while some trace
+// listener captures content. Two entry points share this:
+// - the wrappers a provider receives in `request.tools` (span under the Agent span);
+// - callable Tools, `tool(input)` from an active component (span under the component span).
+// The port does the validation (lib/tool.js); it may come from another SDK copy.
 
 import { masked } from "./component-scope.js"
+import { EvaluationError } from "./errors.js"
+import { jsonText } from "./stable-json.js"
 
-/** Wraps `port` for one Agent call whose trace identity is `agentTrace`. */
-export function instrumentTool(domain, port, agentTrace) {
+/** Settles like `promise`, or rejects with the reason as soon as `signal` aborts. */
+export function raceSignal(promise, signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener("abort", onAbort, { once: true })
+    const done = () => signal.removeEventListener("abort", onAbort)
+    promise.then(
+      (value) => {
+        done()
+        resolve(value)
+      },
+      (error) => {
+        done()
+        reject(error)
+      },
+    )
+  })
+}
+
+function capturesContent(domain) {
+  if (!domain.tracing) return false
+  for (const registry of [domain.runtimeListeners, domain.local]) {
+    for (const entry of registry.trace) if (entry.captureContent) return true
+  }
+  return false
+}
+
+/** `{ [name]: json }` for a content span attribute; a value too deep to serialise is omitted. */
+function contentOf(domain, name, snapshot) {
+  if (snapshot === undefined || !capturesContent(domain)) return undefined
+  const text = jsonText(snapshot)
+  return text === undefined ? undefined : { [name]: text }
+}
+
+/**
+ * Runs `port` with `input` under a new `tool` span whose parent is `parentSpanId`.
+ * `signal` is what the executor receives (and what cancels the call).
+ */
+export async function runToolSpan(domain, port, input, parentSpanId, signal) {
+  // The transport snapshot is taken before the span opens so the span can carry it; a
+  // failure still gets its span, which then fails with the ToolInputError (§2.3).
+  let snapshot
+  let inputError
+  try {
+    snapshot = port.snapshotInput(input)
+  } catch (error) {
+    inputError = error
+  }
+  const spanId = domain.openSpan("tool", port.name, parentSpanId, { sensitive: contentOf(domain, "input", snapshot) })
+  const trace = Object.freeze({ parentSpanId, runId: domain.runId, spanId })
+  let output
+  try {
+    if (inputError !== undefined) throw inputError
+    if (signal.aborted) throw signal.reason
+    const running = masked(port.invoke, snapshot, Object.freeze({ signal, trace }))
+    // The evaluation's signal is raced through the domain's one abort listener, so many
+    // concurrent calls do not pile listeners onto the caller's signal.
+    output = await (signal === domain.signal ? domain.race(running) : raceSignal(running, signal))
+  } catch (error) {
+    if (!domain.closed) domain.closeSpan(spanId, true, error)
+    throw error
+  }
+  if (!domain.closed) domain.closeSpan(spanId, false, undefined, undefined, contentOf(domain, "output", output))
+  return output
+}
+
+/**
+ * Wraps `port` for one Agent call whose trace identity is `agentTrace`. `lease.open` is
+ * true while the provider call runs: a Tool is the Agent's capability, so a provider that
+ * kept the wrapper cannot run it after the Agent completed.
+ */
+export function instrumentTool(domain, port, agentTrace, lease) {
+  const name = port.name
   const execute = async (input, context) => {
-    const spanId = domain.openSpan("tool", port.name, agentTrace.spanId)
-    const trace = Object.freeze({ parentSpanId: agentTrace.spanId, runId: agentTrace.runId, spanId })
-    const signal = context?.signal ?? domain.signal
-    try {
-      const output = await masked(port.run, input, Object.freeze({ signal, trace }), domain.tracing)
-      domain.closeSpan(spanId, false, undefined, undefined, output.sensitive)
-      return output.value
-    } catch (error) {
-      domain.closeSpan(spanId, true, error)
-      throw error
+    if (!lease.open || domain.closed) {
+      throw new EvaluationError(`Tool "${name}" was called after its Agent completed`)
     }
+    // The provider may narrow cancellation per call (TL-3); the evaluation's own abort
+    // still reaches the executor.
+    let signal = domain.signal
+    try {
+      const own = context?.signal
+      if (own instanceof AbortSignal && own !== signal) signal = AbortSignal.any([own, signal])
+    } catch {
+      // A hostile context getter: keep the evaluation's signal.
+    }
+    return runToolSpan(domain, port, input, agentTrace.spanId, signal)
   }
   return Object.freeze({
     description: port.description,
     execute,
     inputSchema: port.inputSchema,
     kind: "javascript",
-    name: port.name,
+    name,
   })
 }

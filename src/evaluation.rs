@@ -1,17 +1,14 @@
-//! `NativeEvaluation`: one evaluation domain, driven synchronously from the JS thread.
-//! Steps are returned as packed integers (see `aml_engine::Step::encode`) so the hot path
-//! crosses the boundary with numbers and short strings only.
+//! The evaluation half of the binding: creating and disposing domains, feeding classified
+//! values to a task, trace draining. Steps are returned as packed integers (see
+//! `aml_engine::Step::encode`) so the hot path crosses the boundary with numbers and short
+//! strings only.
 
 use aml_engine::{Domain, Limits, NodeKind, Policy, SpanFailure, PRIMITIVES};
 use napi::Result;
 use napi_derive::napi;
 
 use crate::guard::{engine_error, guard};
-
-#[napi]
-pub struct NativeEvaluation {
-    domain: Domain,
-}
+use crate::registry;
 
 fn kind_of(code: i32) -> NodeKind {
     if code < 0 {
@@ -21,211 +18,232 @@ fn kind_of(code: i32) -> NodeKind {
     }
 }
 
+/// Creates a domain. `limits` are maxAgentCalls, maxConcurrentAgents, maxDepth,
+/// maxTurnsPerAgent, maxStateTransitions (validated by the facade); `allowed_tools` is the
+/// runtime allowlist (`null`: unrestricted); `system` the runtime `system` option.
 #[napi]
-impl NativeEvaluation {
-    /// Limits in the order maxAgentCalls, maxConcurrentAgents, maxDepth, maxTurnsPerAgent,
-    /// maxStateTransitions (already validated by the facade).
-    /// `allowed_tools` is the runtime allowlist (`null`: unrestricted); `system` the runtime
-    /// `system` option.
-    #[napi(constructor)]
-    pub fn new(
-        limits: Vec<f64>,
-        allowed_tools: Option<Vec<String>>,
-        system: String,
-    ) -> Result<Self> {
-        guard(|| {
-            let at = |i: usize, d: u64| limits.get(i).map(|v| *v as u64).unwrap_or(d);
-            let def = Limits::default();
-            Ok(NativeEvaluation {
-                domain: Domain::with_policy(
-                    Limits {
-                        max_agent_calls: at(0, def.max_agent_calls),
-                        max_concurrent_agents: at(1, def.max_concurrent_agents),
-                        max_depth: at(2, def.max_depth),
-                        max_turns_per_agent: at(3, def.max_turns_per_agent),
-                        max_state_transitions: at(4, def.max_state_transitions),
-                    },
-                    Policy {
-                        allowed_tools,
-                        system,
-                    },
-                ),
-            })
-        })
-    }
+pub fn domain_create(
+    limits: Vec<f64>,
+    allowed_tools: Option<Vec<String>>,
+    system: String,
+) -> Result<u32> {
+    guard(|| {
+        let def = Limits::default();
+        let at = |i: usize, d: u64| limits.get(i).map(|v| *v as u64).unwrap_or(d);
+        let limits = Limits {
+            max_agent_calls: at(0, def.max_agent_calls),
+            max_concurrent_agents: at(1, def.max_concurrent_agents),
+            max_depth: at(2, def.max_depth),
+            max_turns_per_agent: at(3, def.max_turns_per_agent),
+            max_state_transitions: at(4, def.max_state_transitions),
+        };
+        Ok(registry::insert(Domain::with_policy(
+            limits,
+            Policy {
+                allowed_tools,
+                system,
+            },
+        )))
+    })
+}
 
-    #[napi]
-    pub fn set_tracing(&mut self, enabled: bool) -> Result<()> {
-        guard(|| {
-            self.domain.set_tracing(enabled);
+/// Frees a domain. Later calls with its handle fail with "AML evaluation domain is closed".
+#[napi]
+pub fn domain_dispose(domain: u32) {
+    registry::remove(domain)
+}
+
+/// Number of live domains on this thread (leak checks in tests).
+#[napi]
+pub fn live_domains() -> u32 {
+    registry::live() as u32
+}
+
+#[napi]
+pub fn set_tracing(domain: u32, enabled: bool) -> Result<()> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.set_tracing(enabled);
             Ok(())
         })
-    }
+    })
+}
 
-    /// Pending trace records as a JSON array (empty when tracing is off).
-    #[napi]
-    pub fn drain_trace(&mut self) -> Result<String> {
-        guard(|| {
-            let records = self.domain.drain_trace();
+/// Pending trace records as a JSON array (`[]` when there are none).
+#[napi]
+pub fn drain_trace(domain: u32) -> Result<String> {
+    guard(|| {
+        registry::with(domain, |d| {
+            let records = d.drain_trace();
+            if records.is_empty() {
+                return Ok("[]".into());
+            }
             serde_json::to_string(&records).map_err(|e| napi::Error::from_reason(e.to_string()))
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn open_root(&mut self) -> Result<()> {
-        guard(|| {
-            self.domain.open_root();
+#[napi]
+pub fn open_root(domain: u32) -> Result<()> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.open_root();
             Ok(())
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn close_root(
-        &mut self,
-        error_type: Option<String>,
-        message: Option<String>,
-    ) -> Result<()> {
-        guard(|| {
+#[napi]
+pub fn close_root(domain: u32, error_type: Option<String>, message: Option<String>) -> Result<()> {
+    guard(|| {
+        registry::with(domain, |d| {
             let failure = error_type.map(|error_type| SpanFailure {
                 error_type,
                 message: message.unwrap_or_default(),
             });
-            self.domain.close_root(failure);
+            d.close_root(failure);
             Ok(())
         })
-    }
+    })
+}
 
-    /// Starts a task; `parent` is the task whose active component calls `evaluate()`.
-    #[napi]
-    pub fn new_task(&mut self, parent: Option<u32>) -> Result<u32> {
-        guard(|| self.domain.new_task(parent).map_err(engine_error))
-    }
+/// Starts a task; `parent` is the task whose active component calls `evaluate()`.
+#[napi]
+pub fn new_task(domain: u32, parent: Option<u32>) -> Result<u32> {
+    guard(|| registry::with(domain, |d| d.new_task(parent).map_err(engine_error)))
+}
 
-    #[napi]
-    pub fn text(&mut self, task: u32, text: String) -> Result<u32> {
-        guard(|| {
-            self.domain
-                .text(task, &text)
+#[napi]
+pub fn set_structured(domain: u32, task: u32) -> Result<()> {
+    guard(|| registry::with(domain, |d| d.set_structured(task).map_err(engine_error)))
+}
+
+/// Whether `task` is a live structured task (task ids are reused; see lib/domain.js).
+#[napi]
+pub fn is_structured(domain: u32, task: u32) -> Result<bool> {
+    guard(|| registry::with(domain, |d| Ok(d.is_structured(task))))
+}
+
+#[napi]
+pub fn text(domain: u32, task: u32, text: String) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.text(task, &text)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn empty(&mut self, task: u32) -> Result<u32> {
-        guard(|| {
-            self.domain
-                .empty(task)
+#[napi]
+pub fn empty(domain: u32, task: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.empty(task).map(|s| s.encode()).map_err(engine_error)
+        })
+    })
+}
+
+#[napi]
+pub fn array(domain: u32, task: u32, identity: u32, len: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.array(task, identity, len)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn array(&mut self, task: u32, identity: u32, len: u32) -> Result<u32> {
-        guard(|| {
-            self.domain
-                .array(task, identity, len)
+/// `kind` is -1 for a function component, else the primitive's code.
+#[napi]
+pub fn node(domain: u32, task: u32, identity: u32, kind: i32, name: String) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.node(task, identity, kind_of(kind), &name)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    /// `kind` is -1 for a function component, else the primitive's code.
-    #[napi]
-    pub fn node(&mut self, task: u32, identity: u32, kind: i32, name: String) -> Result<u32> {
-        guard(|| {
-            self.domain
-                .node(task, identity, kind_of(kind), &name)
+#[napi]
+pub fn invalid(domain: u32, task: u32, type_name: String) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.invalid(task, &type_name)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn invalid(&mut self, task: u32, type_name: String) -> Result<u32> {
-        guard(|| {
-            self.domain
-                .invalid(task, &type_name)
+#[napi]
+pub fn unknown_element(domain: u32, task: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.unknown_element(task)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn unknown_element(&mut self, task: u32) -> Result<u32> {
-        guard(|| {
-            self.domain
-                .unknown_element(task)
-                .map(|s| s.encode())
-                .map_err(engine_error)
-        })
-    }
-
-    /// The span id enclosing the task's next value, e.g. `trace-3`.
-    #[napi]
-    pub fn current_span(&mut self, task: u32) -> Result<String> {
-        guard(|| {
-            self.domain
-                .current_span(task)
+/// The span id enclosing the task's next value, e.g. `trace-3`.
+#[napi]
+pub fn current_span(domain: u32, task: u32) -> Result<String> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.current_span(task)
                 .map(|s| s.to_string())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn fail(&mut self, task: u32, error_type: String, message: String) -> Result<()> {
-        guard(|| {
-            self.domain
-                .fail(
-                    task,
-                    SpanFailure {
-                        error_type,
-                        message,
-                    },
-                )
-                .map_err(engine_error)
+#[napi]
+pub fn fail(domain: u32, task: u32, error_type: String, message: String) -> Result<()> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.fail(
+                task,
+                SpanFailure {
+                    error_type,
+                    message,
+                },
+            )
+            .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn finish(&mut self, task: u32) -> Result<String> {
-        guard(|| self.domain.finish(task).map_err(engine_error))
-    }
+#[napi]
+pub fn finish(domain: u32, task: u32) -> Result<String> {
+    guard(|| registry::with(domain, |d| d.finish(task).map_err(engine_error)))
+}
 
-    /// The message of the engine error that ended `task` (always an `EvaluationError`).
-    #[napi]
-    pub fn take_error(&mut self, task: u32) -> Result<String> {
-        guard(|| {
-            self.domain
-                .take_error(task)
+/// The message of the engine error that ended `task` (always an `EvaluationError`).
+#[napi]
+pub fn take_error(domain: u32, task: u32) -> Result<String> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.take_error(task)
                 .map(|e| e.to_string())
                 .map_err(engine_error)
         })
-    }
+    })
+}
 
-    #[napi]
-    pub fn set_structured(&mut self, task: u32) -> Result<()> {
-        guard(|| self.domain.set_structured(task).map_err(engine_error))
-    }
-
-    #[napi]
-    pub fn live_tasks(&self) -> u32 {
-        self.domain.live_tasks() as u32
-    }
+#[napi]
+pub fn live_tasks(domain: u32) -> Result<u32> {
+    guard(|| registry::with(domain, |d| Ok(d.live_tasks() as u32)))
 }
 
 /// Deliberately panics inside the guard. Exists so the test suite can prove that a Rust
-/// panic reaches JS as a rejected promise instead of aborting Node.
+/// panic reaches JS as a thrown error instead of aborting Node.
 #[napi]
 pub fn panic_for_test(message: String) -> Result<()> {
     guard(|| panic!("{message}"))
-}
-
-impl NativeEvaluation {
-    pub(crate) fn domain(&mut self) -> &mut Domain {
-        &mut self.domain
-    }
 }
 
 /// The primitive kinds in code order: `[kind, label]` pairs. The facade builds its marker

@@ -1,9 +1,11 @@
-//! napi binding for `@aml-jsx/sdk`. Conversions only: every method forwards to the napi-free
-//! engine in `crates/aml-engine` and turns its results into numbers, strings or JSON.
+//! napi binding for `@aml-jsx/sdk`. Conversions only: every function forwards to the
+//! napi-free engine in `crates/aml-engine` and turns its results into numbers, strings or
+//! JSON. The modules are public so the exported functions count as used in test builds,
+//! where the napi registration is compiled out.
 
-mod agent;
-mod evaluation;
+pub mod agent;
+pub mod evaluation;
 mod guard;
-mod spans;
-
-pub use evaluation::{panic_for_test, primitive_kinds, NativeEvaluation};
+pub mod json_schema;
+mod registry;
+pub mod spans;

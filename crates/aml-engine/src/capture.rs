@@ -36,8 +36,9 @@ pub struct AgentPlan {
 }
 
 impl AgentPlan {
+    /// The prompt, trimmed the way `String.prototype.trim` does it.
     pub fn prompt(&self) -> &str {
-        self.prompt.trim()
+        crate::js_text::js_trim(&self.prompt)
     }
 
     /// Base system fragments followed by the `<System>` fragments, joined with newlines.

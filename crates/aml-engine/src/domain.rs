@@ -168,6 +168,12 @@ impl Domain {
         Ok(())
     }
 
+    /// Whether a live task is structured. Task ids are reused, so the facade asks before
+    /// trusting a controller it filed under an id (a released task is never structured).
+    pub fn is_structured(&self, id: TaskId) -> bool {
+        matches!(self.tasks.get(id as usize), Some(Some(task)) if task.structured)
+    }
+
     pub fn live_tasks(&self) -> usize {
         self.tasks.len() - self.free.len()
     }

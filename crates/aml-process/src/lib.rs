@@ -1,1 +1,70 @@
-//! Process supervision for AML (work in progress).
+//! Process supervision for AML: every spawned command runs as its own process group, is killed
+//! as a whole tree, and is reaped by us, leaving no orphans and no zombies.
+//!
+//! This backs `spawnLocalProcess` (PA-8) and `<Script>` host execution (SC-1). It has no napi
+//! dependency; the binding maps these types onto the JavaScript contract.
+//!
+//! # Design
+//!
+//! * **Groups.** The child calls `setsid` before `exec` (like Node's `detached: true`), so its pid
+//!   `G` is also its session and process-group id, and descendants inherit `G`.
+//! * **Parent death.** On Linux the child arms `PR_SET_PDEATHSIG(SIGKILL)` and checks it was not
+//!   already orphaned. The signal is tied to the forking *thread*, so all forks happen on one
+//!   dedicated, never-exiting thread (`spawner.rs`).
+//! * **Kill.** SIGTERM (+SIGCONT) to the group, reap while waiting up to `grace`, then SIGKILL to
+//!   the group and reap until it is empty. `kill()` resolves only then.
+//! * **Reaping.** The host makes itself a child subreaper on the first spawn, so orphans inside
+//!   our trees are reparented to us instead of to PID 1 (which does not reap on these machines).
+//!   We wait only with `waitpid(-G)` for our own groups, or on an exact pid we just saw exit in
+//!   one of them, never `waitpid(-1)`: the host's other children (libuv's, in Node) are never
+//!   touched. No signal handler is installed; leader exits are seen through a pidfd.
+//! * **Invariant.** We signal `G` only while we can prove it is still ours: the leader is not
+//!   reaped yet (its zombie keeps the number allocated), or the last `waitpid(-G)` found a live
+//!   member that only we can reap. See `group.rs`, which is the only code that signals or reaps.
+//!   The leader is read with `WNOWAIT` when it exits and reaped only at teardown, so the group
+//!   stays pinned for as long as its handle is alive.
+//! * **Cancellation** is a [`tokio_util::sync::CancellationToken`] rather than an arbitrary
+//!   future: it is cloneable and hierarchical (one child token per Script from the run's token,
+//!   as an `AbortSignal` maps onto it), can be checked synchronously ("throws if aborted" before
+//!   spawning), and its `cancelled()` is cancel-safe inside a `select!` loop. A future would make
+//!   the options generic or boxed and could only be polled once.
+//!
+//! # Limitations
+//!
+//! * A descendant that leaves the group (`setsid`, `setpgid`, job-control shells with `set -m`,
+//!   daemons) is neither killed nor reaped by us; `exec` stops reading output once the group is
+//!   gone, so such a process cannot hang it by holding a pipe open.
+//! * Only the leader gets the parent-death signal (Linux clears it on fork). If the host is
+//!   SIGKILLed, the leader dies but its descendants survive, reparented to PID 1.
+//! * The subreaper flag is process-wide: orphans of trees spawned by others in the host (e.g.
+//!   Node's `child_process`) are reparented to the host too. We never reap them (that could steal
+//!   a child libuv waits for by pid), so such orphans stay zombies until the host exits, as they
+//!   would under a PID 1 that does not reap.
+//! * After the leader exits, its zombie is kept (pinning the group for a later `kill()`) until
+//!   teardown: `kill()`, `exec`'s completion, or dropping the handle.
+//! * A member stuck in uninterruptible sleep delays `kill()` until the kernel lets it die.
+//! * Non-Linux Unix compiles with a fallback: no subreaper, no death signal, exit polling.
+
+mod control;
+mod error;
+mod exec;
+mod exit_watch;
+mod group;
+mod handle;
+mod janitor;
+mod monitor;
+mod options;
+mod output;
+mod spawner;
+mod status;
+mod stdin;
+mod sys;
+
+pub use error::ProcessError;
+pub use exec::{exec, Output};
+pub use handle::{spawn, ProcessHandle};
+pub use options::{SpawnOptions, DEFAULT_GRACE};
+pub use output::OutputStream;
+pub use status::ExitStatus;
+pub use stdin::ProcessStdin;
+pub use sys::process_exists;

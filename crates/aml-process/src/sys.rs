@@ -20,12 +20,25 @@ pub(crate) enum GroupWait {
     Empty,
 }
 
-/// Runs in the forked child before `execve`: make it the leader of a new session and process
-/// group, and (Linux) arm the parent-death signal.
-///
-/// Only async-signal-safe calls are allowed here because the host is multi-threaded: `setsid`,
-/// `prctl`, `getppid` and building an `io::Error` from errno (no allocation) qualify.
-pub(crate) fn child_setup(parent: pid_t) -> io::Result<()> {
+/// Makes `command`'s child the leader of a new session and process group and (Linux) arms its
+/// parent-death signal, between fork and exec.
+pub(crate) fn isolate_child(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // Captured before fork: the child compares it with getppid() to detect a parent that died
+    // before the death signal was armed.
+    // SAFETY: getpid cannot fail and touches no memory.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: `child_setup` only makes async-signal-safe calls and allocates nothing, which is
+    // what running between fork and exec in a multi-threaded process requires.
+    unsafe {
+        command.pre_exec(move || child_setup(parent));
+    }
+}
+
+/// Runs in the forked child before `execve`. Only async-signal-safe calls are allowed here
+/// because the host is multi-threaded: `setsid`, `prctl`, `getppid` and building an `io::Error`
+/// from errno (no allocation) qualify.
+fn child_setup(parent: pid_t) -> io::Result<()> {
     // SAFETY: setsid has no memory-safety preconditions; a freshly forked child is never a group
     // leader, so it only fails if the kernel refuses, which we report as a spawn error.
     if unsafe { libc::setsid() } == -1 {
@@ -48,12 +61,6 @@ pub(crate) fn child_setup(parent: pid_t) -> io::Result<()> {
     #[cfg(not(target_os = "linux"))]
     let _ = parent;
     Ok(())
-}
-
-/// The host's own pid, captured before fork for [`child_setup`]'s reparenting check.
-pub(crate) fn current_pid() -> pid_t {
-    // SAFETY: getpid cannot fail and touches no memory.
-    unsafe { libc::getpid() }
 }
 
 /// Marks the host as a child subreaper so orphans of our trees are reparented to us (and can be
@@ -127,7 +134,8 @@ pub(crate) enum Peek {
 }
 
 /// Reports an exited child WITHOUT reaping it (`WNOWAIT`): the zombie keeps its pid, and with it
-/// the group id, allocated. `Ok(None)` when no selected child has exited.
+/// the group id, allocated. `Ok(None)` when no selected child has exited. For `Peek::Pid`,
+/// `ECHILD` is an error: that child is no longer ours to wait for (someone else reaped it).
 pub(crate) fn peek_exited(which: Peek) -> io::Result<Option<(pid_t, ExitStatus)>> {
     let (idtype, id) = match which {
         Peek::Pid(pid) => (libc::P_PID, pid),
@@ -143,7 +151,7 @@ pub(crate) fn peek_exited(which: Peek) -> io::Result<Option<(pid_t, ExitStatus)>
             let error = io::Error::last_os_error();
             match error.raw_os_error() {
                 Some(libc::EINTR) => continue,
-                Some(libc::ECHILD) => return Ok(None),
+                Some(libc::ECHILD) if matches!(which, Peek::Group(_)) => return Ok(None),
                 _ => return Err(error),
             }
         }
@@ -169,6 +177,18 @@ pub(crate) fn pidfd_open(pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
     }
     // SAFETY: the syscall returned a fresh descriptor that nothing else owns.
     Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Registers a pidfd with the current tokio reactor; `None` if registration fails (callers fall
+/// back to polling). Must be called inside a tokio runtime.
+#[cfg(target_os = "linux")]
+pub(crate) fn watch_pidfd(
+    pidfd: std::os::fd::OwnedFd,
+) -> Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>> {
+    use tokio::io::{unix::AsyncFd, Interest};
+    // SAFETY: an OwnedFd is a valid open descriptor, always returns that same descriptor from
+    // as_raw_fd, and moves into the AsyncFd, so it stays open for the AsyncFd's whole lifetime.
+    unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }.ok()
 }
 
 /// Whether a process (including a zombie) with this pid exists, i.e. `kill(pid, 0)` succeeds.

@@ -1,12 +1,22 @@
 //! A test driver for the sans-IO engine: a tiny value model and a loop that drives a
 //! [`Domain`] with a mirror stack, the way the JS facade does. Shared by the test binaries.
+//!
+//! Besides components, the model has the capture primitives (`<Agent>`, `<System>`,
+//! `<FollowUp>`, `<Tool>`): the driver answers `Op::Primitive` with the matching `enter_*`
+//! call, `Op::Children` with the node's children and `Op::Agent` by taking a scheduler slot,
+//! recording the ready plan, calling the run's (or the Agent's own) provider and handing the
+//! text back with `agent_done`. A primitive node without a capture definition (for example a
+//! `<Sandbox>`) is a lexical wrapper whose body value is its content.
 #![allow(dead_code)]
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use aml_engine::{Domain, EvalError, Limits, NodeKind, Op, SpanFailure, TaskId};
+use aml_engine::{
+    AgentEntry, Domain, EvalError, Limits, NodeKind, Op, Policy, Primitive, SpanFailure, Step,
+    TaskId,
+};
 use serde_json::Value;
 
 static NEXT_IDENTITY: AtomicU32 = AtomicU32::new(1);
@@ -22,6 +32,40 @@ pub struct NodeDef {
     pub kind: NodeKind,
     pub name: String,
     pub body: Body,
+    /// Set for the capture primitives the driver runs itself.
+    pub prim: Option<Prim>,
+}
+
+/// A provider: the ready plan in, the response text (or a thrown message) out.
+pub type Provider = Rc<dyn Fn(&PlanRecord) -> Result<String, String>>;
+
+/// The capture primitives, with their children.
+pub enum Prim {
+    Agent {
+        entry: AgentEntry,
+        children: V,
+        /// Overrides the run's provider for this Agent (the `provider` prop).
+        provider: Option<Provider>,
+    },
+    System(V),
+    FollowUp(V),
+    Tool {
+        name: String,
+        reference: u32,
+    },
+}
+
+/// What a provider saw: one ready Agent plan, as the facade reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRecord {
+    pub task: TaskId,
+    pub span: String,
+    pub parent: String,
+    pub prompt: String,
+    pub system: String,
+    pub follow_ups: Vec<String>,
+    pub tools: Vec<(String, u32)>,
+    pub provider: Option<String>,
 }
 
 pub struct ArrayDef {
@@ -64,7 +108,87 @@ pub fn node(kind: NodeKind, name: &str, body: impl Fn(&mut Ctx<'_>) -> V + 'stat
         kind,
         name: name.into(),
         body: Box::new(body),
+        prim: None,
     }))
+}
+
+fn prim_node(primitive: Primitive, prim: Prim) -> V {
+    V::Node(Rc::new(NodeDef {
+        identity: fresh_identity(),
+        kind: NodeKind::Primitive(primitive as u8),
+        name: primitive.label().into(),
+        body: Box::new(|_| panic!("capture primitives have no body")),
+        prim: Some(prim),
+    }))
+}
+
+/// The entry of an Agent whose provider is named `provider`.
+pub fn entry(provider: &str) -> AgentEntry {
+    AgentEntry {
+        has_provider: true,
+        provider: Some(provider.into()),
+        ..AgentEntry::default()
+    }
+}
+
+/// `<Agent>` with the run's provider (named "p").
+pub fn agent(children: V) -> V {
+    agent_with(entry("p"), children)
+}
+
+/// `<Agent>` with an explicit entry (model, props.system, no provider…).
+pub fn agent_with(entry: AgentEntry, children: V) -> V {
+    prim_node(
+        Primitive::Agent,
+        Prim::Agent {
+            entry,
+            children,
+            provider: None,
+        },
+    )
+}
+
+/// `<Agent provider={…}>`: its own provider, named `name`.
+pub fn agent_using(
+    name: &str,
+    provider: impl Fn(&PlanRecord) -> Result<String, String> + 'static,
+    children: V,
+) -> V {
+    prim_node(
+        Primitive::Agent,
+        Prim::Agent {
+            entry: entry(name),
+            children,
+            provider: Some(Rc::new(provider)),
+        },
+    )
+}
+
+pub fn system(children: V) -> V {
+    prim_node(Primitive::System, Prim::System(children))
+}
+
+pub fn follow_up(children: V) -> V {
+    prim_node(Primitive::FollowUp, Prim::FollowUp(children))
+}
+
+pub fn tool(name: &str, reference: u32) -> V {
+    prim_node(
+        Primitive::Tool,
+        Prim::Tool {
+            name: name.into(),
+            reference,
+        },
+    )
+}
+
+/// A lexical wrapper primitive (e.g. `<Sandbox>`): a primitive node whose content is `children`.
+pub fn wrapper(primitive: Primitive, children: V) -> V {
+    node(
+        NodeKind::Primitive(primitive as u8),
+        primitive.label(),
+        move |_| children.clone(),
+    )
 }
 
 pub fn comp(name: &str, body: impl Fn(&mut Ctx<'_>) -> V + 'static) -> V {
@@ -109,6 +233,31 @@ impl Failure {
 pub struct Run {
     pub d: Domain,
     pub records: Vec<Value>,
+    /// Every plan a provider was called with, in call order.
+    pub plans: Vec<PlanRecord>,
+    /// The runtime default provider; echoes `[prompt]` unless replaced.
+    pub provider: Provider,
+    /// Provider calls holding a scheduler slot right now, and the most ever observed.
+    pub active: u64,
+    pub max_active: u64,
+}
+
+/// Where a resumable drive stopped.
+#[derive(Debug, PartialEq)]
+pub enum Paused {
+    Done(String),
+    /// `Op::Agent`: the Agent on top of the task has a ready plan.
+    Agent,
+}
+
+/// A task being driven step by step (see [`Run::resume`]).
+pub struct Driver {
+    pub task: TaskId,
+    /// Mirror of the engine's frames: the value of each frame and, for arrays, the index
+    /// of the next element to read.
+    mirror: Vec<(V, usize)>,
+    next: Option<V>,
+    pending: Option<Step>,
 }
 
 /// What a component sees: the run, its task, and its own node.
@@ -141,10 +290,26 @@ impl Ctx<'_> {
 
 impl Run {
     pub fn new(limits: Limits) -> Run {
+        Run::with_policy(limits, Policy::default())
+    }
+
+    pub fn with_policy(limits: Limits, policy: Policy) -> Run {
         Run {
-            d: Domain::new(limits),
+            d: Domain::with_policy(limits, policy),
             records: Vec::new(),
+            plans: Vec::new(),
+            provider: Rc::new(|plan: &PlanRecord| Ok(format!("[{}]", plan.prompt))),
+            active: 0,
+            max_active: 0,
         }
+    }
+
+    pub fn with_provider(
+        mut self,
+        provider: impl Fn(&PlanRecord) -> Result<String, String> + 'static,
+    ) -> Run {
+        self.provider = Rc::new(provider);
+        self
     }
 
     /// Tracing on and the root span open, as the facade does when a listener exists.
@@ -178,36 +343,84 @@ impl Run {
         self.collect(true);
     }
 
-    pub fn drive(&mut self, task: TaskId, root: V) -> Result<String, Failure> {
-        // Mirror of the engine's frames: the JS object of each frame, plus (for arrays) the
-        // index of the next element to read.
-        let mut mirror: Vec<(V, usize)> = Vec::new();
-        let mut next = root;
+    /// Fails `task` the way the facade does when user code throws.
+    pub fn fail(&mut self, task: TaskId, message: &str) -> Failure {
+        let failure = SpanFailure {
+            error_type: "Error".into(),
+            message: message.into(),
+        };
+        self.d.fail(task, failure).expect("the failed task is live");
+        self.collect(true);
+        Failure::Thrown(message.into())
+    }
+
+    /// The ready plan on top of `task`, as the facade reads it after `Op::Agent`.
+    pub fn plan(&mut self, task: TaskId) -> PlanRecord {
+        let plan = self.d.agent_plan(task).expect("a ready plan");
+        PlanRecord {
+            task,
+            span: plan.span_id.to_string(),
+            parent: plan.parent_span.to_string(),
+            prompt: plan.prompt().to_string(),
+            system: plan.system(),
+            follow_ups: plan.follow_ups.clone(),
+            tools: plan
+                .tools
+                .iter()
+                .map(|t| (t.name.clone(), t.reference))
+                .collect(),
+            provider: None,
+        }
+    }
+
+    /// Starts driving `root` as `task`; nothing runs until [`Run::resume`].
+    pub fn start(&self, task: TaskId, root: V) -> Driver {
+        Driver {
+            task,
+            mirror: Vec::new(),
+            next: Some(root),
+            pending: None,
+        }
+    }
+
+    /// Hands a provider's text to the Agent `drv` paused at.
+    pub fn complete_agent(&mut self, drv: &mut Driver, text: &str) {
+        let step = self
+            .d
+            .agent_done(drv.task, text, text)
+            .expect("agent_done on a live task");
+        drv.pending = Some(step);
+    }
+
+    /// Runs `drv` until its value is done, it fails, or an Agent is ready.
+    pub fn resume(&mut self, drv: &mut Driver) -> Result<Paused, Failure> {
+        let task = drv.task;
         loop {
-            let fed = match &next {
-                V::Text(s) => self.d.text(task, s),
-                V::Num(n) => self.d.text(task, &n.to_string()),
-                V::Empty => self.d.empty(task),
-                V::Array(a) => self
-                    .d
-                    .array(task, a.identity, a.items.borrow().len() as u32),
-                V::Node(n) => self.d.node(task, n.identity, n.kind, &n.name),
-                V::Invalid(t) => self.d.invalid(task, t),
-                V::Unknown => self.d.unknown_element(task),
-                V::Throw(message) => {
-                    let failure = SpanFailure {
-                        error_type: "Error".into(),
-                        message: message.clone(),
+            let step = match drv.pending.take() {
+                Some(step) => step,
+                None => {
+                    let next = drv.next.take().expect("a value to feed");
+                    let fed = match &next {
+                        V::Text(s) => self.d.text(task, s),
+                        V::Num(n) => self.d.text(task, &n.to_string()),
+                        V::Empty => self.d.empty(task),
+                        V::Array(a) => {
+                            self.d
+                                .array(task, a.identity, a.items.borrow().len() as u32)
+                        }
+                        V::Node(n) => self.d.node(task, n.identity, n.kind, &n.name),
+                        V::Invalid(t) => self.d.invalid(task, t),
+                        V::Unknown => self.d.unknown_element(task),
+                        V::Throw(message) => return Err(self.fail(task, message)),
                     };
-                    self.d.fail(task, failure).map_err(Failure::Engine)?;
-                    self.collect(true);
-                    return Err(Failure::Thrown(message.clone()));
+                    let step = fed.map_err(Failure::Engine)?;
+                    drv.mirror.push((next, 0));
+                    step
                 }
             };
-            let step = fed.map_err(Failure::Engine)?;
             self.collect(step.trace_pending);
-            mirror.push((next, 0));
             let height = step.height as usize;
+            let mirror = &mut drv.mirror;
             assert!(
                 height <= mirror.len(),
                 "height {height} > mirror {}",
@@ -227,7 +440,7 @@ impl Run {
                     let Some((V::Array(a), read)) = mirror.last_mut() else {
                         panic!("Read without an array on top");
                     };
-                    next = a.items.borrow()[*read].clone();
+                    drv.next = Some(a.items.borrow()[*read].clone());
                     *read += 1;
                 }
                 Op::Invoke | Op::Primitive => {
@@ -237,27 +450,102 @@ impl Run {
                     let n = n.clone();
                     assert_eq!(self.d.kind_on_top(task).unwrap(), Some(n.kind));
                     assert_eq!(step.op == Op::Invoke, n.kind == NodeKind::Component);
-                    let mut ctx = Ctx {
-                        run: self,
-                        task,
-                        this: n.clone(),
+                    match &n.prim {
+                        Some(Prim::Agent { entry, .. }) => {
+                            let s = self.d.enter_agent(task, entry.clone());
+                            drv.pending = Some(s.map_err(Failure::Engine)?);
+                        }
+                        Some(Prim::System(_)) => {
+                            drv.pending = Some(self.d.enter_system(task).map_err(Failure::Engine)?);
+                        }
+                        Some(Prim::FollowUp(_)) => {
+                            let s = self.d.enter_follow_up(task);
+                            drv.pending = Some(s.map_err(Failure::Engine)?);
+                        }
+                        Some(Prim::Tool { name, reference }) => {
+                            let s = self.d.grant_tool(task, name, *reference);
+                            drv.pending = Some(s.map_err(Failure::Engine)?);
+                        }
+                        None => {
+                            let mut ctx = Ctx {
+                                run: self,
+                                task,
+                                this: n.clone(),
+                            };
+                            drv.next = Some((n.body)(&mut ctx));
+                        }
+                    }
+                }
+                Op::Children => {
+                    let Some((V::Node(n), _)) = mirror.last() else {
+                        panic!("Children without a node on top");
                     };
-                    next = (n.body)(&mut ctx);
+                    drv.next = Some(match &n.prim {
+                        Some(Prim::Agent { children, .. })
+                        | Some(Prim::System(children))
+                        | Some(Prim::FollowUp(children)) => children.clone(),
+                        _ => panic!("Children for a node without children"),
+                    });
                 }
-                Op::Children | Op::Agent => {
-                    panic!("{:?}: this driver models components only", step.op)
-                }
+                Op::Agent => return Ok(Paused::Agent),
                 Op::Done => {
                     assert!(mirror.is_empty());
                     let out = self.d.finish(task).map_err(Failure::Engine);
                     self.collect(true);
-                    return out;
+                    return out.map(Paused::Done);
                 }
                 Op::Error => {
                     assert_eq!(height, 0);
                     let err = self.d.take_error(task).map_err(Failure::Engine)?;
                     self.collect(true);
                     return Err(Failure::Engine(err));
+                }
+            }
+        }
+    }
+
+    /// The provider of the Agent `drv` is paused at: its own, else the run's.
+    fn provider_of(&self, drv: &Driver) -> (Provider, Option<String>) {
+        match drv.mirror.last() {
+            Some((V::Node(n), _)) => match &n.prim {
+                Some(Prim::Agent {
+                    entry, provider, ..
+                }) => (
+                    provider.clone().unwrap_or_else(|| self.provider.clone()),
+                    entry.provider.clone(),
+                ),
+                _ => panic!("Op::Agent without an Agent on top"),
+            },
+            _ => panic!("Op::Agent without a node on top"),
+        }
+    }
+
+    /// Drives `root` as `task` to completion, running every ready Agent synchronously: it
+    /// takes a scheduler slot (which must be free — a synchronous driver never waits),
+    /// calls the provider and releases the slot, exactly around the provider call.
+    pub fn drive(&mut self, task: TaskId, root: V) -> Result<String, Failure> {
+        let mut drv = self.start(task, root);
+        loop {
+            match self.resume(&mut drv)? {
+                Paused::Done(out) => return Ok(out),
+                Paused::Agent => {
+                    let (provider, name) = self.provider_of(&drv);
+                    let mut plan = self.plan(task);
+                    plan.provider = name;
+                    assert!(
+                        self.d.scheduler().request(task),
+                        "a synchronous Agent call found no free slot"
+                    );
+                    self.active += 1;
+                    self.max_active = self.max_active.max(self.active);
+                    self.plans.push(plan.clone());
+                    let response = provider(&plan);
+                    self.active -= 1;
+                    assert_eq!(self.d.scheduler().release(), None);
+                    match response {
+                        Ok(text) => self.complete_agent(&mut drv, &text),
+                        Err(message) => return Err(self.fail(task, &message)),
+                    }
                 }
             }
         }

@@ -1,0 +1,66 @@
+//! Noticing that the leader exited, without reaping it and without a SIGCHLD handler.
+//!
+//! A pidfd turns "the leader exited" into fd readiness on tokio's reactor: no signal handler to
+//! fight libuv over in a Node host, and no thread parked in `waitid`. Where pidfds are missing
+//! (non-Linux, old kernels) we poll with a capped backoff. Either way the status is read with
+//! `WNOWAIT`, so the leader stays a zombie and keeps its group pinned (see `group.rs`).
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::time::Duration;
+
+use libc::pid_t;
+
+use crate::status::ExitStatus;
+use crate::sys::{self, Peek};
+
+const FIRST_POLL: Duration = Duration::from_millis(1);
+
+pub(crate) struct LeaderExit {
+    leader: pid_t,
+    #[cfg(target_os = "linux")]
+    pidfd: Option<tokio::io::unix::AsyncFd<OwnedFd>>,
+    poll: Duration,
+}
+
+impl LeaderExit {
+    /// Must be called inside a tokio runtime (the pidfd is registered with its reactor).
+    pub(crate) fn new(leader: pid_t, pidfd: Option<OwnedFd>) -> Self {
+        #[cfg(target_os = "linux")]
+        let pidfd = pidfd.and_then(sys::watch_pidfd);
+        #[cfg(not(target_os = "linux"))]
+        drop(pidfd);
+        LeaderExit {
+            leader,
+            #[cfg(target_os = "linux")]
+            pidfd,
+            poll: FIRST_POLL,
+        }
+    }
+
+    /// Resolves with the leader's status once it has exited. Cancel-safe: dropping the future
+    /// loses nothing, so it can sit in a `select!` loop. Must not be called after the leader was
+    /// reaped (its pid could then name a stranger).
+    pub(crate) async fn exited(&mut self) -> io::Result<ExitStatus> {
+        loop {
+            if let Some(status) = self.peek()? {
+                return Ok(status);
+            }
+            #[cfg(target_os = "linux")]
+            if let Some(pidfd) = &self.pidfd {
+                let mut ready = pidfd.readable().await?;
+                if let Some((_, status)) = sys::peek_exited(Peek::Pid(self.leader))? {
+                    return Ok(status);
+                }
+                ready.clear_ready();
+                continue;
+            }
+            tokio::time::sleep(self.poll).await;
+            self.poll = (self.poll * 2).min(crate::monitor::MAX_POLL);
+        }
+    }
+
+    fn peek(&self) -> io::Result<Option<ExitStatus>> {
+        Ok(sys::peek_exited(Peek::Pid(self.leader))?.map(|(_, status)| status))
+    }
+}

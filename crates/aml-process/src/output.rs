@@ -1,0 +1,136 @@
+//! Bounded, byte-exact readers for the child's stdout and stderr.
+//!
+//! Both streams charge one shared [`Budget`] (the `<Script>` contract bounds stdout+stderr
+//! together). The read that crosses the limit kills the tree and fails with
+//! `OutputLimitExceeded`, and so does every later read on either stream. Bytes are never decoded:
+//! non-UTF-8 output is the caller's business.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use tokio::net::unix::pipe;
+
+use crate::control::{Cause, Control};
+use crate::error::ProcessError;
+
+/// Pipe capacity on Linux; larger reads would only ever be partially filled.
+const CHUNK: usize = 64 * 1024;
+
+/// The shared stdout+stderr byte budget of one process.
+pub(crate) struct Budget {
+    limit: Option<usize>,
+    used: AtomicUsize,
+    exceeded: AtomicBool,
+    control: Arc<Control>,
+}
+
+impl Budget {
+    pub(crate) fn new(limit: Option<usize>, control: Arc<Control>) -> Self {
+        Budget {
+            limit,
+            used: AtomicUsize::new(0),
+            exceeded: AtomicBool::new(false),
+            control,
+        }
+    }
+
+    fn check(&self) -> Result<(), ProcessError> {
+        match self.limit {
+            Some(limit) if self.exceeded.load(Ordering::Acquire) => {
+                Err(ProcessError::OutputLimitExceeded { limit })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn charge(&self, bytes: usize) -> Result<(), ProcessError> {
+        let Some(limit) = self.limit else {
+            return Ok(());
+        };
+        let total = self
+            .used
+            .fetch_add(bytes, Ordering::AcqRel)
+            .saturating_add(bytes);
+        if total > limit {
+            self.exceeded.store(true, Ordering::Release);
+            self.control.request_kill(Cause::OutputLimit(limit));
+        }
+        self.check()
+    }
+}
+
+enum Read {
+    Chunk(Vec<u8>),
+    Eof,
+    Pending,
+}
+
+/// One of the child's output pipes.
+pub struct OutputStream {
+    pipe: pipe::Receiver,
+    budget: Arc<Budget>,
+    buffer: Box<[u8]>,
+    eof: bool,
+}
+
+impl OutputStream {
+    pub(crate) fn new(fd: OwnedFd, budget: Arc<Budget>) -> io::Result<Self> {
+        Ok(OutputStream {
+            pipe: pipe::Receiver::from_owned_fd(fd)?,
+            budget,
+            buffer: vec![0; CHUNK].into_boxed_slice(),
+            eof: false,
+        })
+    }
+
+    /// The next chunk of output, or `None` at end of stream (every writer closed the pipe).
+    /// Cancel-safe: a dropped call consumes nothing.
+    pub async fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, ProcessError> {
+        loop {
+            match self.try_read()? {
+                Read::Chunk(chunk) => return Ok(Some(chunk)),
+                Read::Eof => return Ok(None),
+                Read::Pending => self
+                    .pipe
+                    .readable()
+                    .await
+                    .map_err(|error| ProcessError::io("waiting for process output", error))?,
+            }
+        }
+    }
+
+    /// A chunk that can be read without waiting; `None` at end of stream or when the pipe is
+    /// momentarily empty.
+    pub(crate) fn read_available(&mut self) -> Result<Option<Vec<u8>>, ProcessError> {
+        match self.try_read()? {
+            Read::Chunk(chunk) => Ok(Some(chunk)),
+            Read::Eof | Read::Pending => Ok(None),
+        }
+    }
+
+    fn try_read(&mut self) -> Result<Read, ProcessError> {
+        self.budget.check()?;
+        if self.eof {
+            return Ok(Read::Eof);
+        }
+        loop {
+            match self.pipe.try_read(&mut self.buffer) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(Read::Eof);
+                }
+                Ok(read) => {
+                    self.budget.charge(read)?;
+                    return Ok(Read::Chunk(self.buffer[..read].to_vec()));
+                }
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                    return Ok(Read::Pending)
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(ProcessError::io("reading process output", error)),
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+// @aml-jsx/sdk/testing: credential-free fixtures and the provider conformance helpers
+// (INVENTORY §1.20). Kept out of the root entry so production imports never load them.
+
+import { captureAgentProvider } from "../lib/provider-shape.js"
+
+const DEFAULT_RESPOND = (request) => ({ text: request.prompt })
+
+/** An AgentProvider that records each call and answers from an application-owned strategy. */
+export class DeterministicAgentProvider {
+  #calls = []
+  #respond
+  #supportsSandbox
+
+  constructor({ name = "deterministic", respond = DEFAULT_RESPOND, supportsSandbox } = {}) {
+    if (typeof name !== "string" || name.length === 0) {
+      throw new TypeError("Deterministic Agent provider name must not be empty")
+    }
+    if (name !== name.trim()) throw new TypeError("Deterministic Agent provider name must already be normalized")
+    this.name = name
+    this.#respond = respond
+    this.#supportsSandbox = supportsSandbox
+  }
+
+  /** A frozen snapshot, so a test cannot rewrite the provider's record of what happened. */
+  get calls() {
+    return Object.freeze([...this.#calls])
+  }
+
+  supportsSandbox(sandbox) {
+    return this.#supportsSandbox?.(sandbox) === true
+  }
+
+  async run(request, context) {
+    const signal = context.signal
+    if (signal.aborted) throw signal.reason
+    const callIndex = this.#calls.length
+    this.#calls.push(Object.freeze({ context, request }))
+    const respond = this.#respond
+    return await respond(request, context, callIndex)
+  }
+}
+
+const NOOP_UNSUBSCRIBE = () => {}
+
+/**
+ * A frozen AgentExecutionContext for calling a provider directly. It has no observability
+ * service, so helpers such as AbstractAgentProvider emit no spans through it.
+ */
+export function createAgentExecutionContext(overrides) {
+  const context = {
+    events: Object.freeze({ on: () => NOOP_UNSUBSCRIBE, once: () => NOOP_UNSUBSCRIBE }),
+    signal: new AbortController().signal,
+    trace: Object.freeze({ runId: "agent-test", spanId: "agent-test" }),
+  }
+  // An override left undefined keeps the default: `{ signal: undefined }` still gets a signal.
+  if (overrides !== undefined && overrides !== null) {
+    for (const key of Object.keys(overrides)) {
+      const value = overrides[key]
+      if (value !== undefined) context[key] = value
+    }
+  }
+  return Object.freeze(context)
+}
+
+const CONFORMANCE_REQUEST = Object.freeze({
+  followUps: Object.freeze(["agent-provider-conformance-final"]),
+  mcpServers: Object.freeze([]),
+  permissions: Object.freeze({ filesystem: "read-write", network: true, shell: true }),
+  prompt: "agent-provider-conformance",
+  system: "Follow the provider contract.",
+  tools: Object.freeze([]),
+})
+
+function hasText(response) {
+  if (typeof response !== "object" || response === null) return false
+  try {
+    return typeof response.text === "string"
+  } catch {
+    return false
+  }
+}
+
+/** Checks the portable Agent provider contract; rejects with a TypeError on a violation. */
+export async function agentProviderConformance(provider) {
+  // Captured once, as the runtime does, so both runs call the same run().
+  const { run } = captureAgentProvider(provider)
+  const response = await run.call(provider, CONFORMANCE_REQUEST, createAgentExecutionContext())
+  if (!hasText(response)) throw new TypeError("Agent provider must return a text response")
+
+  const reason = new Error("agent-provider-conformance-cancelled")
+  const controller = new AbortController()
+  controller.abort(reason)
+  try {
+    await run.call(provider, CONFORMANCE_REQUEST, createAgentExecutionContext({ signal: controller.signal }))
+  } catch (error) {
+    if (error === reason) return
+    throw new TypeError("Agent provider must reject pre-cancelled execution with the AbortSignal reason", {
+      cause: error,
+    })
+  }
+  throw new TypeError("Agent provider must reject pre-cancelled execution")
+}
