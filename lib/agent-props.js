@@ -34,19 +34,48 @@ function readPermissions(value) {
  */
 export function readAgentProps(props, runtimeProvider, sandbox) {
   const model = props.model
+  const system = props.system
+  const permissionsProp = props.permissions
+  const providerProp = props.provider
+  const cwd = props.cwd
+  // The common case — only children — shares one frozen entry per runtime provider.
+  if (
+    model === undefined &&
+    system === undefined &&
+    permissionsProp === undefined &&
+    providerProp === undefined &&
+    cwd === undefined &&
+    sandbox === undefined
+  ) {
+    return defaultEntry(runtimeProvider)
+  }
+  return readProps(model, system, permissionsProp, providerProp, cwd, runtimeProvider, sandbox)
+}
+
+const DEFAULT_ENTRIES = new WeakMap()
+const NO_PROVIDER_ENTRY = Object.freeze({ permissions: DEFAULT_PERMISSIONS })
+
+function defaultEntry(provider) {
+  if (provider === undefined) return NO_PROVIDER_ENTRY
+  let entry = DEFAULT_ENTRIES.get(provider)
+  if (entry === undefined) {
+    entry = Object.freeze({ permissions: DEFAULT_PERMISSIONS, provider })
+    DEFAULT_ENTRIES.set(provider, entry)
+  }
+  return entry
+}
+
+function readProps(model, system, permissionsProp, providerProp, cwd, runtimeProvider, sandbox) {
   if (model !== undefined && typeof model !== "string") {
     throw new EvaluationError("<Agent> model must be a string")
   }
-  const system = props.system
   if (system !== undefined && typeof system !== "string") {
     throw new EvaluationError("<Agent> system must be a string")
   }
-  const permissions = readPermissions(props.permissions)
+  const permissions = { ...readPermissions(permissionsProp) }
   if (sandbox?.access === "read-only") permissions.filesystem = "read-only"
-  const providerProp = props.provider
   const provider =
     providerProp === undefined ? runtimeProvider : masked(captureAgentProvider, providerProp)
-  const cwd = props.cwd
   if (cwd !== undefined && sandbox === undefined) {
     throw new EvaluationError("<Agent> cwd requires an enclosing <Sandbox>")
   }

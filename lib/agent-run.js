@@ -60,7 +60,7 @@ export async function runAgent(domain, task, entry, structured) {
   request.permissions = entry.permissions
   request.prompt = plan[2]
   request.system = plan[3]
-  const refs = native.agentTools(task)
+  const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
   // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).
   const lease = { open: true }
   request.tools =
@@ -88,5 +88,6 @@ export async function runAgent(domain, task, entry, structured) {
   }
   // The response's `text` getter is user code: it runs with component evaluation masked.
   const text = masked(readText, response, label)
-  return native.agentDone(task, text, text)
+  // The output attribute is sensitive trace content: only sent while tracing.
+  return native.agentDone(task, text, domain.tracing ? text : "")
 }

@@ -206,7 +206,8 @@ function enterNode(domain, task, node) {
   if (kind !== undefined) {
     const code = primitiveCode(kind)
     if (code < 0) return domain.native.unknownElement(task)
-    return domain.native.node(task, domain.identity(node), code, PRIMITIVE_LABELS[kind])
+    // Primitives open their spans in their own protocol; the name is not needed here.
+    return domain.native.node(task, domain.identity(node), code, "")
   }
   const name = domain.tracing ? componentName(type) : ""
   return domain.native.node(task, domain.identity(node), -1, name)

@@ -35,6 +35,8 @@ export function enterPrimitive(domain, task, node, slot) {
       const entry = readAgentProps(node.props, domain.options.agentProvider, undefined)
       slot.entry = entry
       const provider = entry.provider
+      // Provider name and model only feed span attributes: skip the strings when untraced.
+      if (!domain.tracing) return native.enterAgent(task, provider !== undefined, null, null, entry.system)
       return native.enterAgent(task, provider !== undefined, provider?.name, entry.model, entry.system)
     }
     case "system":

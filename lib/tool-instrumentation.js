@@ -66,7 +66,7 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
     const running = masked(port.invoke, snapshot, Object.freeze({ signal, trace }))
     // The evaluation's signal is raced through the domain's one abort listener, so many
     // concurrent calls do not pile listeners onto the caller's signal.
-    output = await raceSignal(running, signal)
+    output = await (signal === domain.signal ? domain.race(running) : raceSignal(running, signal))
   } catch (error) {
     if (!domain.closed) domain.closeSpan(spanId, true, error)
     throw error
