@@ -55,11 +55,8 @@ async fn leaders_die_with_a_killed_host() {
             break pid.parse().unwrap();
         }
     };
-    assert_eq!(
-        state(leader),
-        Some('S'),
-        "the leader sleeps while the host lives"
-    );
+    let alive = state(leader).is_some_and(|state| state != 'Z');
+    assert!(alive, "the leader runs while the host lives");
     helper.kill().unwrap();
     helper.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(2);
