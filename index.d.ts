@@ -555,6 +555,34 @@ export interface AmlMcpServer {
   readonly transport: AmlMcpTransport
 }
 
+/** Options of {@link defineMcpServer}: a normalized name and one transport. Each member is read once. */
+export interface DefineMcpServerOptions {
+  readonly name: string
+  readonly transport: DefineMcpStdioTransport | DefineMcpStreamableHttpTransport
+}
+
+/** A stdio transport as authored; `args` and `env` are copied. */
+export interface DefineMcpStdioTransport {
+  readonly type: "stdio"
+  readonly command: string
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** A Streamable HTTP transport as authored; a `URL` becomes its `href`, `headers` are copied. */
+export interface DefineMcpStreamableHttpTransport {
+  readonly type: "streamable-http"
+  readonly url: string | URL
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * Validates, copies and freezes an MCP server descriptor for `<Mcp use>`, without any I/O.
+ * Throws a `TypeError` naming the invalid or unreadable field.
+ */
+export declare function defineMcpServer(options: DefineMcpServerOptions): Readonly<AmlMcpServer>
+
 /** An MCP grant as an Agent provider receives it. */
 export type AgentMcpServer =
   | { readonly kind: "named"; readonly name: string }

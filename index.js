@@ -3,10 +3,12 @@ export { AbstractAgentProvider } from "./lib/abstract-agent-provider.js"
 export { executeAgentProviderSession } from "./lib/agent-provider-session.js"
 export { createAgentProviderTurns } from "./lib/agent-provider-turns.js"
 export { evaluate } from "./lib/component-scope.js"
+export { createContext, useContext } from "./lib/context.js"
 export { createConsoleTracer } from "./lib/console-tracer.js"
 export { defineAgentProvider } from "./lib/define-agent-provider.js"
 export { EvaluationError, ToolInputError, ToolOutputError, WorkspaceConflictError } from "./lib/errors.js"
 export { Fragment } from "./lib/fragment.js"
+export { defineMcpServer } from "./lib/mcp-server.js"
 export {
   Agent,
   File,

@@ -53,7 +53,10 @@ export async function runAgent(domain, task, entry, structured) {
   const provider = entry.provider
   const label = `Agent "${provider.name}" (${spanId})`
   const trace = Object.freeze({ parentSpanId: plan[1], runId: domain.runId, spanId })
-  const request = { mcpServers: EMPTY }
+  const mcpRefs = domain.mcpServers.length === 0 ? EMPTY : native.agentMcp(task)
+  const request = {
+    mcpServers: mcpRefs.length === 0 ? EMPTY : Object.freeze(mcpRefs.map((ref) => domain.mcpServers[ref])),
+  }
   if (plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
   if (entry.model !== undefined) request.model = entry.model
   if (structured !== undefined) request.output = structured.request

@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from "node:async_hooks"
 
 import { EvaluationError, ONLY_ACTIVE, TOOLS_ONLY_ACTIVE } from "./errors.js"
+import { readContext } from "./context.js"
 import { realmSingleton } from "./realm.js"
 
 export const storage = realmSingleton(
@@ -35,9 +36,11 @@ export function evaluate(value, schema) {
  * before the component's result is used.
  */
 export class ComponentScope {
-  constructor(domain, task) {
+  constructor(domain, task, env) {
     this.domain = domain
     this.task = task
+    /** The lexical environment of the invocation (Context bindings, Sandbox…). */
+    this.env = env
     this.active = true
     this.pending = null
     /** The returned value's `then`, read once inside the boundary (undefined: not read). */
@@ -50,8 +53,16 @@ export class ComponentScope {
     const promise =
       schema !== undefined
         ? this.domain.evaluateStructured(this, value, schema)
-        : this.domain.evaluateNested(this.task, value)
+        : this.domain.evaluateNested(this.task, value, this.env)
     return this.track(promise)
+  }
+
+  /** Context lookup for useContext() (lib/context.js), with this invocation's bindings. */
+  useContext(context) {
+    if (!this.active || this.domain.closed) {
+      throw new EvaluationError("useContext() is only available while an AML component is active")
+    }
+    return readContext(context, this.env)
   }
 
   /** A callable Tool (lib/tool.js) invoked by this component; joined like nested work. */

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto"
 
 import { runTask } from "./driver.js"
+import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
 import { ListenerRegistry } from "./listeners.js"
@@ -33,7 +34,12 @@ export class EvaluationDomain {
     /** Rejecters of the awaits currently raced against the signal (one listener in total). */
     this.abortRacers = new Set()
     this.runId = randomUUID()
-    this.native = new NativeEvaluation(nativeLimits(options.limits), options.allowedTools ?? null, options.system)
+    this.native = new NativeEvaluation(
+      nativeLimits(options.limits),
+      options.allowedTools ?? null,
+      options.system,
+      options.allowedMcpServers ?? null,
+    )
     this.closed = false
     this.runtimeListeners = runtimeListeners
     this.local = new ListenerRegistry(() => this.refreshTracing())
@@ -44,6 +50,8 @@ export class EvaluationDomain {
     this.tracing = false
     /** Tool ports granted in this domain; the engine refers to them by index. */
     this.tools = []
+    /** Frozen AgentMcpServer entries granted in this domain; the engine refers to them by index. */
+    this.mcpServers = []
     /** Nested tasks (component-local evaluate) still running. */
     this.running = new Set()
     /** Provider calls to abandon PROVIDER_ABORT_GRACE_MS after an abort. */
@@ -95,15 +103,15 @@ export class EvaluationDomain {
   }
 
   evaluateRoot(value) {
-    return runTask(this, this.native.newTask(null), value)
+    return runTask(this, this.native.newTask(null), value, ROOT_ENV)
   }
 
-  evaluateNested(parentTask, value) {
+  evaluateNested(parentTask, value, env) {
     // After an abort the parent task may already have failed (its await rejected with the
     // reason while the component kept running): reject like any frame would, without
     // asking the engine for a child of a dead task.
     if (this.signal.aborted) return Promise.reject(this.signal.reason)
-    const running = runTask(this, this.native.newTask(parentTask), value)
+    const running = runTask(this, this.native.newTask(parentTask), value, env)
     const tasks = this.running
     tasks.add(running)
     const forget = () => tasks.delete(running)
@@ -122,7 +130,7 @@ export class EvaluationDomain {
 
   /** `evaluate(value, schema)` from the component on top of `scope.task` (structured.js). */
   evaluateStructured(scope, value, schema) {
-    return evaluateStructured(this, scope.task, value, schema)
+    return evaluateStructured(this, scope.task, value, schema, scope.env)
   }
 
   /** A callable Tool invoked by the component on top of `task`: a `tool` span under it. */

@@ -52,8 +52,8 @@ function callComponent(scope, type, props) {
 }
 
 /** Invokes a function component inside its ComponentScope (RT-2 lifetime rules). */
-function invoke(domain, task, node) {
-  const scope = new ComponentScope(domain, task)
+function invoke(domain, task, node, env) {
+  const scope = new ComponentScope(domain, task, env)
   let result
   try {
     result = storage.run(scope, callComponent, scope, node.type, node.props)
@@ -94,14 +94,18 @@ function componentName(type) {
 }
 
 /**
- * Evaluates `value` as task `task` of `domain` and resolves with its text.
+ * Evaluates `value` as task `task` of `domain` and resolves with its text. `env` is the
+ * lexical environment the task starts in (Context bindings, active Sandbox…; see env.js).
  * On failure the task's spans are closed with the error and the error is rethrown as is.
  */
-export async function runTask(domain, task, value) {
+export async function runTask(domain, task, value, env) {
   const native = domain.native
   const signal = domain.signal
+  // The mirror stack: per frame the JS object, a cursor (arrays) or scratch slot
+  // (primitives), and the lexical environment in effect inside the frame.
   const objects = []
   const cursors = []
+  const envs = []
   let alive = true
   try {
     for (;;) {
@@ -123,10 +127,12 @@ export async function runTask(domain, task, value) {
           code = native.empty(task)
         } else if (type === "object" || type === "function") {
           if (isArray(value)) {
+            envs.push(objects.length === 0 ? env : envs[objects.length - 1])
             objects.push(value)
             cursors.push(0)
             code = native.array(task, domain.identity(value), value.length)
           } else if (value.$$typeof === NODE_BRAND) {
+            envs.push(objects.length === 0 ? env : envs[objects.length - 1])
             objects.push(value)
             cursors.push(0)
             code = enterNode(domain, task, value)
@@ -155,19 +161,22 @@ export async function runTask(domain, task, value) {
         if (objects.length !== height) {
           objects.length = height
           cursors.length = height
+          envs.length = height
         }
         const op = code & 15
         if (op === OP_READ) {
           const top = height - 1
           value = objects[top][cursors[top]++]
         } else if (op === OP_INVOKE) {
-          value = invoke(domain, task, objects[height - 1])
+          value = invoke(domain, task, objects[height - 1], envs[height - 1])
         } else if (op === OP_CHILDREN) {
           value = objects[height - 1].props.children
         } else if (op === OP_PRIMITIVE) {
-          const slot = {}
+          const slot = { env: envs[height - 1] }
           cursors[height - 1] = slot
           code = enterPrimitive(domain, task, objects[height - 1], slot)
+          // A scope primitive (Context Provider, Sandbox…) changes what its subtree sees.
+          envs[height - 1] = slot.env
           continue
         } else if (op === OP_AGENT) {
           code = await runAgent(domain, task, cursors[height - 1].entry, domain.structuredFor(task))

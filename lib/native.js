@@ -11,6 +11,7 @@ export const { jsonSchemaProblem, liveDomains, panicForTest, primitiveKinds } = 
 const {
   agentDone,
   agentPlan,
+  agentMcp,
   agentTools,
   array,
   closeRoot,
@@ -24,8 +25,10 @@ const {
   enterAgent,
   enterFollowUp,
   enterSystem,
+  enterTransparent,
   fail,
   finish,
+  grantMcp,
   grantTool,
   invalid,
   isStructured,
@@ -46,8 +49,8 @@ const {
 } = binding
 
 export class NativeEvaluation {
-  constructor(limits, allowedTools, system) {
-    this.id = domainCreate(limits, allowedTools, system)
+  constructor(limits, allowedTools, system, allowedMcpServers = null) {
+    this.id = domainCreate(limits, allowedTools, system, allowedMcpServers)
   }
 
   /** Frees the native domain; every later call fails with "AML evaluation domain is closed". */
@@ -115,17 +118,26 @@ export class NativeEvaluation {
   enterSystem(task) {
     return enterSystem(this.id, task)
   }
+  enterTransparent(task) {
+    return enterTransparent(this.id, task)
+  }
   enterFollowUp(task) {
     return enterFollowUp(this.id, task)
   }
   grantTool(task, name, reference) {
     return grantTool(this.id, task, name, reference)
   }
+  grantMcp(task, name, kind, reference) {
+    return grantMcp(this.id, task, name, kind, reference)
+  }
   agentPlan(task) {
     return agentPlan(this.id, task)
   }
   agentTools(task) {
     return agentTools(this.id, task)
+  }
+  agentMcp(task) {
+    return agentMcp(this.id, task)
   }
   agentDone(task, value, output) {
     return agentDone(this.id, task, value, output)

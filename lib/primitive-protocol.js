@@ -3,8 +3,11 @@
 // landed yet fail clearly instead of being silently ignored.
 
 import { readAgentProps } from "./agent-props.js"
+import { enterContextProvider } from "./context.js"
 import { EvaluationError } from "./errors.js"
+import { isMcpServer } from "./mcp-server.js"
 import { PRIMITIVE_KIND } from "./node.js"
+import { isNormalized } from "./normalized.js"
 import { PRIMITIVE_LABELS } from "./primitives.js"
 import { toolPort } from "./tool-registry.js"
 
@@ -24,6 +27,33 @@ function grantTool(domain, task, props) {
 }
 
 /**
+ * `<Mcp name>` or `<Mcp use>` (MCP-2). Props are checked here; placement, the allowlist and
+ * duplicates are the engine's. The provider-facing AgentMcpServer entry is built now, frozen,
+ * and filed in the domain table the engine's grant refers to.
+ */
+function grantMcp(domain, task, props) {
+  if (props.children !== undefined) throw new EvaluationError("<Mcp> does not accept children")
+  const name = props.name
+  const use = props.use
+  if ((name === undefined) === (use === undefined)) {
+    throw new EvaluationError("<Mcp> requires exactly one of name or use")
+  }
+  let entry
+  if (use === undefined) {
+    if (!isNormalized(name)) throw new EvaluationError("MCP server name must be a non-empty normalized string")
+    entry = Object.freeze({ kind: "named", name })
+  } else {
+    if (!isMcpServer(use)) throw new EvaluationError("<Mcp use> must be a defined MCP server")
+    entry = Object.freeze({ kind: "configured", definition: use })
+  }
+  // A registered descriptor is frozen data, so these reads cannot run user code.
+  const serverName = use === undefined ? name : use.name
+  const kind = use === undefined ? "named" : use.transport.type
+  const reference = domain.mcpServers.push(entry) - 1
+  return domain.native.grantMcp(task, serverName, kind, reference)
+}
+
+/**
  * Enters the primitive `node` on top of `task`. `slot` is the driver's per-frame scratch
  * object: an Agent keeps its captured entry there until it runs. Returns a step code.
  */
@@ -39,12 +69,17 @@ export function enterPrimitive(domain, task, node, slot) {
       if (!domain.tracing) return native.enterAgent(task, provider !== undefined, null, null, entry.system)
       return native.enterAgent(task, provider !== undefined, provider?.name, entry.model, entry.system)
     }
+    case "context":
+      slot.env = enterContextProvider(node, slot.env)
+      return native.enterTransparent(task)
     case "system":
       return native.enterSystem(task)
     case "follow-up":
       return native.enterFollowUp(task)
     case "tool":
       return grantTool(domain, task, node.props)
+    case "mcp":
+      return grantMcp(domain, task, node.props)
     default:
       throw new EvaluationError(`<${PRIMITIVE_LABELS[kind]}> is not implemented by this build of @aml-jsx/sdk yet`)
   }

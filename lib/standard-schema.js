@@ -70,8 +70,24 @@ export function generateJsonSchema(captured) {
     return { cause, failure: "invalid" }
   }
   const text = jsonText(snapshot)
-  const problem = text === undefined ? "JSON Schema is too deeply nested" : (jsonSchemaProblem(text) ?? undefined)
+  const problem = text === undefined ? "JSON Schema is too deeply nested" : problemOf(text)
   return { failure: undefined, problem, snapshot }
+}
+
+/**
+ * The fitness check is a pure function of the document text and costs ~10 µs (compiling a
+ * validator), while a structured evaluate() sends the same schema again and again: remember
+ * recent answers. Bounded, so a stream of distinct schemas cannot grow it without limit.
+ */
+const checked = new Map()
+const CHECKED_LIMIT = 256
+
+function problemOf(text) {
+  if (checked.has(text)) return checked.get(text)
+  const problem = jsonSchemaProblem(text) ?? undefined
+  if (checked.size >= CHECKED_LIMIT) checked.clear()
+  checked.set(text, problem)
+  return problem
 }
 
 function invalidResult(label) {

@@ -108,7 +108,7 @@ class StructuredController {
  * Starts a structured evaluation of `value` from the component task `parentTask`.
  * Returns a promise of the schema's output.
  */
-export function evaluateStructured(domain, parentTask, value, schema) {
+export function evaluateStructured(domain, parentTask, value, schema, env) {
   let model
   try {
     model = captureModelSchema(schema)
@@ -125,7 +125,7 @@ export function evaluateStructured(domain, parentTask, value, schema) {
   const forget = () => {
     if (domain.structured.get(task) === controller) domain.structured.delete(task)
   }
-  return runTask(domain, task, value).then(
+  return runTask(domain, task, value, env).then(
     () => {
       forget()
       if (!controller.accepted) throw new EvaluationError("Structured Agent completed without an evaluation collector")

@@ -47,38 +47,45 @@ class ToolPipeline {
     }
   }
 
-  /** Validates with the input schema; a throwing or malformed validator is a ToolInputError. */
-  async check(value) {
+  /**
+   * Validates with the input schema. Returns the read result, or a Promise of it for an
+   * asynchronous validator, so the common synchronous case costs no extra microtasks.
+   * A throwing or malformed validator becomes a ToolInputError.
+   */
+  check(value) {
+    const failed = (cause) => new ToolInputError(`Tool "${this.name}" input schema failed`, { cause })
+    let result
     try {
-      const result = validate(this.input, value)
-      return result instanceof Promise ? await result : result
+      result = validate(this.input, value)
     } catch (cause) {
-      throw new ToolInputError(`Tool "${this.name}" input schema failed`, { cause })
+      throw failed(cause)
     }
+    if (!(result instanceof Promise)) return result
+    return result.then(undefined, (cause) => {
+      throw failed(cause)
+    })
   }
 
-  /** TL-3 steps 2–5: the value the executor receives (the schema's output). */
-  async normalise(value) {
-    const first = await this.check(value)
-    if (first.ok) return first.value
+  /** TL-3 steps 3–5, after the value itself failed: `{}` for undefined, one JSON.parse. */
+  async retry(value, first) {
+    let candidate
     if (value === undefined) {
-      const empty = await this.check(EMPTY_INPUT)
-      if (empty.ok) return empty.value
+      candidate = EMPTY_INPUT
     } else if (typeof value === "string") {
-      let decoded
       try {
-        decoded = snapshotJson(JSON.parse(value), "Tool input")
+        candidate = snapshotJson(JSON.parse(value), "Tool input")
       } catch (cause) {
         throw new ToolInputError(`Tool "${this.name}" input is neither valid directly nor valid JSON`, { cause })
       }
-      const second = await this.check(decoded)
+    }
+    if (candidate !== undefined) {
+      const second = await this.check(candidate)
       if (second.ok) return second.value
     }
     throw new ToolInputError(`Tool "${this.name}" input failed schema validation`, { cause: first.issues })
   }
 
   async checkOutput(raw) {
-    if (this.output === undefined) return raw
     let result
     try {
       result = validate(this.output, raw)
@@ -93,10 +100,13 @@ class ToolPipeline {
   }
 
   async pipeline(snapshot, context) {
-    const input = await this.normalise(snapshot)
+    // TL-3 step 2: a value that satisfies the schema is used unchanged.
+    let first = this.check(snapshot)
+    if (first instanceof Promise) first = await first
+    const input = first.ok ? first.value : await this.retry(snapshot, first)
     // Only now, with valid input, does the authored executor run.
-    const raw = await this.execute.call(undefined, input, context)
-    const value = await this.checkOutput(raw)
+    let value = await this.execute.call(undefined, input, context)
+    if (this.output !== undefined) value = await this.checkOutput(value)
     try {
       return snapshotJson(value, "Tool output")
     } catch (cause) {

@@ -1,7 +1,7 @@
-//! The Agent half of the binding: entering Agent/System/FollowUp, Tool grants, the ready
+//! The Agent half of the binding: entering Agent/System/FollowUp, Tool and MCP grants, the ready
 //! plan, the provider result, and the per-domain scheduler.
 
-use aml_engine::AgentEntry;
+use aml_engine::{AgentEntry, McpKind};
 use napi::Result;
 use napi_derive::napi;
 
@@ -26,6 +26,18 @@ pub fn enter_agent(
     guard(|| {
         registry::with(domain, |d| {
             d.enter_agent(task, entry)
+                .map(|s| s.encode())
+                .map_err(engine_error)
+        })
+    })
+}
+
+/// A transparent wrapper (Context Provider) on top: feed its children.
+#[napi]
+pub fn enter_transparent(domain: u32, task: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.enter_transparent(task)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
@@ -66,6 +78,21 @@ pub fn grant_tool(domain: u32, task: u32, name: String, reference: u32) -> Resul
     })
 }
 
+/// `kind` is `"named"`, `"stdio"` or `"streamable-http"`; `reference` is the facade's index of
+/// the provider-facing `AgentMcpServer` entry in its per-domain table.
+#[napi]
+pub fn grant_mcp(domain: u32, task: u32, name: String, kind: String, reference: u32) -> Result<u32> {
+    guard(|| {
+        let kind = McpKind::parse(&kind)
+            .ok_or_else(|| napi::Error::from_reason(format!("unknown MCP server kind {kind:?}")))?;
+        registry::with(domain, |d| {
+            d.grant_mcp(task, &name, kind, reference)
+                .map(|s| s.encode())
+                .map_err(engine_error)
+        })
+    })
+}
+
 /// `[spanId, parentSpanId, prompt, system, ...followUps]` of the ready Agent on top.
 #[napi]
 pub fn agent_plan(domain: u32, task: u32) -> Result<Vec<String>> {
@@ -90,6 +117,17 @@ pub fn agent_tools(domain: u32, task: u32) -> Result<Vec<u32>> {
         registry::with(domain, |d| {
             let plan = d.agent_plan(task).map_err(engine_error)?;
             Ok(plan.tools.iter().map(|t| t.reference).collect())
+        })
+    })
+}
+
+/// MCP references granted to the ready Agent on top, in grant order.
+#[napi]
+pub fn agent_mcp(domain: u32, task: u32) -> Result<Vec<u32>> {
+    guard(|| {
+        registry::with(domain, |d| {
+            let plan = d.agent_plan(task).map_err(engine_error)?;
+            Ok(plan.mcp.iter().map(|m| m.reference).collect())
         })
     })
 }

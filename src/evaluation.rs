@@ -19,13 +19,15 @@ fn kind_of(code: i32) -> NodeKind {
 }
 
 /// Creates a domain. `limits` are maxAgentCalls, maxConcurrentAgents, maxDepth,
-/// maxTurnsPerAgent, maxStateTransitions (validated by the facade); `allowed_tools` is the
-/// runtime allowlist (`null`: unrestricted); `system` the runtime `system` option.
+/// maxTurnsPerAgent, maxStateTransitions (validated by the facade); `allowed_tools` and
+/// `allowed_mcp_servers` are the runtime allowlists (`null`/omitted: unrestricted; the MCP
+/// list comes last so older callers keep working); `system` the runtime `system` option.
 #[napi]
 pub fn domain_create(
     limits: Vec<f64>,
     allowed_tools: Option<Vec<String>>,
     system: String,
+    allowed_mcp_servers: Option<Vec<String>>,
 ) -> Result<u32> {
     guard(|| {
         let def = Limits::default();
@@ -41,6 +43,7 @@ pub fn domain_create(
             limits,
             Policy {
                 allowed_tools,
+                allowed_mcp_servers,
                 system,
             },
         )))

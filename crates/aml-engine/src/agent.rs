@@ -1,8 +1,8 @@
 //! The Agent protocol on a task: entering `<Agent>`, `<System>` and `<FollowUp>` as capture
-//! frames, granting Tools, completing channels post-order, and landing an Agent's result in
-//! its parent channel (INVENTORY §1.2, §1.4 TL-2).
+//! frames, granting Tools and MCP servers, completing channels post-order, and landing an
+//! Agent's result in its parent channel (INVENTORY §1.2, §1.4 TL-2, §1.5 MCP-2).
 
-use crate::capture::{AgentPlan, Capture, PlanState, ToolGrant};
+use crate::capture::{AgentPlan, Capture, McpGrant, McpKind, PlanState, ToolGrant};
 use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::js_text::js_trim;
@@ -165,6 +165,7 @@ impl Task {
             follow_ups: Vec::new(),
             systems: Vec::new(),
             tools: Vec::new(),
+            mcp: Vec::new(),
         };
         self.open_capture(
             Capture::Agent(Box::new(plan)),
@@ -204,21 +205,25 @@ impl Task {
         self.open_capture(capture, None, sh)
     }
 
+    /// Placement of a capability grant (`<Tool>`, `<Mcp>`): it belongs to the nearest Agent
+    /// plan, never to a FollowUp or System text channel (INVENTORY AG-2, AG-3).
+    fn capability_placement(&self, label: &'static str) -> Result<(), EvalError> {
+        match self.target() {
+            Target::Agent { .. } => Ok(()),
+            Target::FollowUp => Err(EvalError::InvalidInsideFollowUp(label)),
+            Target::None | Target::System => Err(EvalError::OnlyInsideAgent(label)),
+        }
+    }
+
     /// Adds a Tool grant to the nearest Agent plan. The Tool node itself produces no text.
     pub(crate) fn grant_tool(&mut self, name: &str, reference: u32, sh: &mut Shared) -> Step {
-        match self.target() {
-            Target::Agent { .. } => {}
-            Target::FollowUp => return self.reject(EvalError::InvalidInsideFollowUp("Tool"), sh),
-            Target::None | Target::System => {
-                return self.reject(EvalError::OnlyInsideAgent("Tool"), sh)
-            }
+        if let Err(e) = self.capability_placement("Tool") {
+            return self.reject(e, sh);
         }
-        if let Some(allowed) = &sh.allowed_tools {
-            if !allowed.iter().any(|a| a == name) {
-                return self.reject(EvalError::ToolNotAllowed(name.into()), sh);
-            }
+        if !allowed(&sh.allowed_tools, name) {
+            return self.reject(EvalError::ToolNotAllowed(name.into()), sh);
         }
-        let plan = self.nearest_plan().expect("target found an Agent plan");
+        let plan = self.nearest_plan().expect("placement found an Agent plan");
         if plan.tools.iter().any(|t| t.name == name) {
             return self.reject(EvalError::DuplicateTool(name.into()), sh);
         }
@@ -229,4 +234,38 @@ impl Task {
         self.pop_frame();
         self.advance(sh)
     }
+
+    /// Adds an MCP grant to the nearest Agent plan, in the same order of checks as Tools
+    /// (placement, allowlist, duplicates). Named and configured servers share one namespace.
+    pub(crate) fn grant_mcp(
+        &mut self,
+        name: &str,
+        kind: McpKind,
+        reference: u32,
+        sh: &mut Shared,
+    ) -> Step {
+        if let Err(e) = self.capability_placement("Mcp") {
+            return self.reject(e, sh);
+        }
+        if !allowed(&sh.allowed_mcp_servers, name) {
+            return self.reject(EvalError::McpServerNotAllowed(name.into()), sh);
+        }
+        let plan = self.nearest_plan().expect("placement found an Agent plan");
+        if plan.mcp.iter().any(|m| m.name == name) {
+            return self.reject(EvalError::DuplicateMcpServer(name.into()), sh);
+        }
+        plan.mcp.push(McpGrant {
+            name: name.into(),
+            kind,
+            reference,
+        });
+        self.pop_frame();
+        self.advance(sh)
+    }
+}
+
+/// A runtime allowlist admits `name`; `None` is unrestricted.
+fn allowed(list: &Option<Vec<String>>, name: &str) -> bool {
+    list.as_ref()
+        .is_none_or(|names| names.iter().any(|n| n == name))
 }

@@ -95,7 +95,10 @@ impl Task {
                     "tools".to_string(),
                     AttrValue::Number(plan.tools.len() as f64),
                 ),
-                ("mcpServers".to_string(), AttrValue::Number(0.0)),
+                (
+                    "mcpServers".to_string(),
+                    AttrValue::Number(plan.mcp.len() as f64),
+                ),
                 ("turns".to_string(), AttrValue::Number(plan.turns() as f64)),
             ];
             if let Some(model) = &plan.model {
@@ -141,6 +144,22 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
             vec![
                 ("kind".to_string(), AttrValue::Text("javascript".into())),
                 ("name".to_string(), AttrValue::Text(tool.name.clone())),
+            ],
+            vec![],
+        );
+    }
+    // Only the kind and name: transport configuration (headers, env) never reaches a trace.
+    for server in &plan.mcp {
+        sh.tracer.point(
+            plan.span_id,
+            Some(plan.parent_span),
+            "capability.mcp".into(),
+            vec![
+                (
+                    "kind".to_string(),
+                    AttrValue::Text(server.kind.as_str().into()),
+                ),
+                ("name".to_string(), AttrValue::Text(server.name.clone())),
             ],
             vec![],
         );

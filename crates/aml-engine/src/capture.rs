@@ -11,6 +11,44 @@ pub struct ToolGrant {
     pub reference: u32,
 }
 
+/// How an MCP server was granted: by provider-native name or by a `defineMcpServer()`
+/// descriptor with the given transport. Only this kind and the name reach the trace, never
+/// the transport configuration (INVENTORY §2.4, §2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpKind {
+    Named,
+    Stdio,
+    StreamableHttp,
+}
+
+impl McpKind {
+    /// The `kind` attribute of `capability.mcp`; also how the facade names the kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpKind::Named => "named",
+            McpKind::Stdio => "stdio",
+            McpKind::StreamableHttp => "streamable-http",
+        }
+    }
+
+    pub fn parse(kind: &str) -> Option<McpKind> {
+        match kind {
+            "named" => Some(McpKind::Named),
+            "stdio" => Some(McpKind::Stdio),
+            "streamable-http" => Some(McpKind::StreamableHttp),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpGrant {
+    pub name: String,
+    pub kind: McpKind,
+    /// The facade's handle for the provider-facing entry (an index in its per-domain table).
+    pub reference: u32,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PlanState {
     /// Children are being evaluated.
@@ -33,6 +71,7 @@ pub struct AgentPlan {
     pub follow_ups: Vec<String>,
     pub systems: Vec<String>,
     pub tools: Vec<ToolGrant>,
+    pub mcp: Vec<McpGrant>,
 }
 
 impl AgentPlan {

@@ -3,7 +3,7 @@
 //! component-local `evaluate()` still running).
 
 use crate::agent::AgentEntry;
-use crate::capture::AgentPlan;
+use crate::capture::{AgentPlan, McpKind};
 use crate::error::EvalError;
 use crate::external_spans::ExternalSpans;
 use crate::limits::Limits;
@@ -20,6 +20,7 @@ pub type TaskId = u32;
 #[derive(Debug, Clone, Default)]
 pub struct Policy {
     pub allowed_tools: Option<Vec<String>>,
+    pub allowed_mcp_servers: Option<Vec<String>>,
     pub system: String,
 }
 
@@ -47,6 +48,7 @@ impl Domain {
             shared: Shared {
                 limits,
                 allowed_tools: policy.allowed_tools,
+                allowed_mcp_servers: policy.allowed_mcp_servers,
                 runtime_system: crate::js_text::js_trim(&policy.system).to_string(),
                 ..Shared::default()
             },
@@ -233,6 +235,10 @@ impl Domain {
         self.with_task(id, |t, sh| t.reject(error, sh))
     }
 
+    pub fn enter_transparent(&mut self, id: TaskId) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.enter_transparent(sh))
+    }
+
     pub fn enter_agent(&mut self, id: TaskId, entry: AgentEntry) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.enter_agent(entry, sh))
     }
@@ -252,6 +258,18 @@ impl Domain {
         reference: u32,
     ) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.grant_tool(name, reference, sh))
+    }
+
+    /// Grants an MCP server, by provider-native name or descriptor `kind`, to the nearest
+    /// Agent plan; `reference` is the facade's handle for the provider-facing entry.
+    pub fn grant_mcp(
+        &mut self,
+        id: TaskId,
+        name: &str,
+        kind: McpKind,
+        reference: u32,
+    ) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.grant_mcp(name, kind, reference, sh))
     }
 
     /// The plan of the Agent on top of `id`, after [`crate::Op::Agent`].

@@ -35,6 +35,10 @@ pub enum EvalError {
     DuplicateTool(String),
     #[error("Tool \"{0}\" is not allowed by this runtime")]
     ToolNotAllowed(String),
+    #[error("Agent declares duplicate MCP server \"{0}\"")]
+    DuplicateMcpServer(String),
+    #[error("MCP server \"{0}\" is not allowed by this runtime")]
+    McpServerNotAllowed(String),
     #[error("Agent {0} has no provider")]
     NoProvider(SpanId),
     #[error("Agent {0} exceeded maxTurnsPerAgent {1}")]

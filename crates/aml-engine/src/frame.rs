@@ -42,8 +42,12 @@ impl Frame {
         }
     }
 
-    /// Whether this frame adds a depth level (every node does; arrays do not).
-    pub(crate) fn is_node(&self) -> bool {
-        !matches!(self, Frame::Array { .. })
+    /// Whether this frame adds a depth level: every node but a Context Provider; no array.
+    pub(crate) fn adds_depth(&self) -> bool {
+        match self {
+            Frame::Array { .. } => false,
+            Frame::Node { kind, .. } => crate::task::kind_adds_depth(*kind),
+            Frame::Capture { .. } => true,
+        }
     }
 }

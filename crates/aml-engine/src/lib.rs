@@ -27,7 +27,7 @@ mod task;
 pub mod trace;
 
 pub use agent::AgentEntry;
-pub use capture::{AgentPlan, ToolGrant};
+pub use capture::{AgentPlan, McpGrant, McpKind, ToolGrant};
 pub use domain::{Domain, Policy, TaskId};
 pub use error::EvalError;
 pub use js_text::js_trim;

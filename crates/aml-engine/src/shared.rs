@@ -11,6 +11,8 @@ pub(crate) struct Shared {
     pub agent_calls: u64,
     /// The runtime allowlist of Tool names; `None` is unrestricted.
     pub allowed_tools: Option<Vec<String>>,
+    /// The runtime allowlist of MCP server names; `None` is unrestricted.
+    pub allowed_mcp_servers: Option<Vec<String>>,
     /// The runtime `system` option, trimmed.
     pub runtime_system: String,
 }

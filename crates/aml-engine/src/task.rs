@@ -13,6 +13,17 @@ use crate::span_id::SpanId;
 use crate::step::{Op, Step};
 use crate::trace::{SpanFailure, SpanKind};
 
+/// Every node adds one depth level except a Context Provider, which is a transparent
+/// lexical wrapper (INVENTORY CTX-1).
+pub(crate) fn kind_adds_depth(kind: NodeKind) -> bool {
+    match kind {
+        NodeKind::Component => true,
+        NodeKind::Primitive(code) => {
+            crate::Primitive::from_code(code) != Some(crate::Primitive::Context)
+        }
+    }
+}
+
 /// What kind of node the driver found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKind {
@@ -123,8 +134,8 @@ impl Task {
         if self.is_active(identity) {
             return self.reject(EvalError::NodeCycle, sh);
         }
-        let depth = self.depth() + 1;
-        if !sh.limits.depth_allows(depth) {
+        let counted = kind_adds_depth(kind);
+        if counted && !sh.limits.depth_allows(self.depth() + 1) {
             return self.reject(EvalError::MaxDepth(sh.limits.max_depth), sh);
         }
         let (span, reported, op) = match kind {
@@ -140,7 +151,9 @@ impl Task {
             NodeKind::Primitive(_) => (None, false, Op::Primitive),
         };
         self.active.insert(identity);
-        self.node_depth += 1;
+        if counted {
+            self.node_depth += 1;
+        }
         self.frames.push(Frame::Node {
             identity,
             kind,
@@ -148,6 +161,12 @@ impl Task {
             reported,
         });
         self.step(op, sh)
+    }
+
+    /// The primitive on top is a transparent wrapper (a Context Provider): feed its children
+    /// into the current channel.
+    pub(crate) fn enter_transparent(&mut self, sh: &mut Shared) -> Step {
+        self.step(Op::Children, sh)
     }
 
     pub(crate) fn invalid(&mut self, type_name: &str, sh: &mut Shared) -> Step {
@@ -175,7 +194,7 @@ impl Task {
     pub(crate) fn pop_frame(&mut self) -> Option<Frame> {
         let frame = self.frames.pop()?;
         self.active.remove(&frame.identity());
-        if frame.is_node() {
+        if frame.adds_depth() {
             self.node_depth -= 1;
         }
         if matches!(frame, Frame::Capture { .. }) {

@@ -2,7 +2,7 @@
 //! [`Domain`] with a mirror stack, the way the JS facade does. Shared by the test binaries.
 //!
 //! Besides components, the model has the capture primitives (`<Agent>`, `<System>`,
-//! `<FollowUp>`, `<Tool>`): the driver answers `Op::Primitive` with the matching `enter_*`
+//! `<FollowUp>`) and the grants (`<Tool>`, `<Mcp>`): the driver answers `Op::Primitive` with the matching `enter_*`
 //! call, `Op::Children` with the node's children and `Op::Agent` by taking a scheduler slot,
 //! recording the ready plan, calling the run's (or the Agent's own) provider and handing the
 //! text back with `agent_done`. A primitive node without a capture definition (for example a
@@ -14,8 +14,8 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use aml_engine::{
-    AgentEntry, Domain, EvalError, Limits, NodeKind, Op, Policy, Primitive, SpanFailure, Step,
-    TaskId,
+    AgentEntry, Domain, EvalError, Limits, McpKind, NodeKind, Op, Policy, Primitive, SpanFailure,
+    Step, TaskId,
 };
 use serde_json::Value;
 
@@ -53,6 +53,11 @@ pub enum Prim {
         name: String,
         reference: u32,
     },
+    Mcp {
+        name: String,
+        kind: McpKind,
+        reference: u32,
+    },
 }
 
 /// What a provider saw: one ready Agent plan, as the facade reads it.
@@ -65,6 +70,8 @@ pub struct PlanRecord {
     pub system: String,
     pub follow_ups: Vec<String>,
     pub tools: Vec<(String, u32)>,
+    /// MCP grants as `(name, kind, reference)`, in grant order.
+    pub mcp: Vec<(String, McpKind, u32)>,
     pub provider: Option<String>,
 }
 
@@ -177,6 +184,18 @@ pub fn tool(name: &str, reference: u32) -> V {
         Primitive::Tool,
         Prim::Tool {
             name: name.into(),
+            reference,
+        },
+    )
+}
+
+/// `<Mcp>`: a named server (`McpKind::Named`) or a descriptor of the given transport kind.
+pub fn mcp(name: &str, kind: McpKind, reference: u32) -> V {
+    prim_node(
+        Primitive::Mcp,
+        Prim::Mcp {
+            name: name.into(),
+            kind,
             reference,
         },
     )
@@ -369,6 +388,11 @@ impl Run {
                 .iter()
                 .map(|t| (t.name.clone(), t.reference))
                 .collect(),
+            mcp: plan
+                .mcp
+                .iter()
+                .map(|m| (m.name.clone(), m.kind, m.reference))
+                .collect(),
             provider: None,
         }
     }
@@ -464,6 +488,14 @@ impl Run {
                         }
                         Some(Prim::Tool { name, reference }) => {
                             let s = self.d.grant_tool(task, name, *reference);
+                            drv.pending = Some(s.map_err(Failure::Engine)?);
+                        }
+                        Some(Prim::Mcp {
+                            name,
+                            kind,
+                            reference,
+                        }) => {
+                            let s = self.d.grant_mcp(task, name, *kind, *reference);
                             drv.pending = Some(s.map_err(Failure::Engine)?);
                         }
                         None => {
