@@ -21,6 +21,7 @@ const OP_PRIMITIVE = 3
 const OP_ERROR = 4
 const OP_CHILDREN = 5
 const OP_AGENT = 6
+const OP_COMPLETE = 7
 const TRACE_PENDING = 16
 const HEIGHT_SHIFT = 5
 
@@ -184,17 +185,23 @@ export async function runTask(domain, task, value, env) {
         } else if (op === OP_DONE) {
           alive = false
           return native.finish(task)
+        } else if (op === OP_COMPLETE) {
+          // The scope on top finished its subtree: release it, run it, write it…
+          code = await cursors[height - 1].complete(native.scopeInput(task))
+          continue
         } else if (op === OP_ERROR) {
-          alive = false
-          throw new EvaluationError(native.takeError(task))
+          // The engine keeps the frames: scopes are cleaned up below before spans close.
+          throw new EvaluationError(native.errorMessage(task))
         } else {
           throw new EvaluationError("AML evaluation has not started")
         }
         break
       }
     }
-  } catch (error) {
+  } catch (caught) {
+    let error = caught
     if (alive) {
+      error = await cleanupScopes(cursors, error)
       const { type, message } = describeError(error)
       try {
         native.fail(task, type, message)
@@ -206,6 +213,21 @@ export async function runTask(domain, task, value, env) {
     }
     throw error
   }
+}
+
+/**
+ * Failure unwinding: every scope still on the stack is cleaned up, innermost first, before
+ * any span closes. A scope's `cleanup(error)` returns the error to keep unwinding with (it
+ * may aggregate its own cleanup failure, with its documented message).
+ */
+async function cleanupScopes(slots, error) {
+  for (let i = slots.length - 1; i >= 0; i--) {
+    const slot = slots[i]
+    if (slot !== null && typeof slot === "object" && slot.cleanup !== undefined) {
+      error = await slot.cleanup(error)
+    }
+  }
+  return error
 }
 
 function enterNode(domain, task, node) {

@@ -25,7 +25,9 @@ const {
   enterAgent,
   enterFollowUp,
   enterSystem,
+  enterScope,
   enterTransparent,
+  errorMessage,
   fail,
   finish,
   grantMcp,
@@ -45,6 +47,8 @@ const {
   takeError,
   text,
   unknownElement,
+  scopeDone,
+  scopeInput,
   withdrawAgent,
 } = binding
 
@@ -120,6 +124,18 @@ export class NativeEvaluation {
   }
   enterTransparent(task) {
     return enterTransparent(this.id, task)
+  }
+  enterScope(task, kind, name, resource, capture, attributes, sensitive) {
+    return enterScope(this.id, task, kind, name, resource, capture, attributes, sensitive)
+  }
+  scopeInput(task) {
+    return scopeInput(this.id, task)
+  }
+  scopeDone(task, output, attributes, sensitive) {
+    return scopeDone(this.id, task, output, attributes, sensitive)
+  }
+  errorMessage(task) {
+    return errorMessage(this.id, task)
   }
   enterFollowUp(task) {
     return enterFollowUp(this.id, task)

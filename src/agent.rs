@@ -81,7 +81,13 @@ pub fn grant_tool(domain: u32, task: u32, name: String, reference: u32) -> Resul
 /// `kind` is `"named"`, `"stdio"` or `"streamable-http"`; `reference` is the facade's index of
 /// the provider-facing `AgentMcpServer` entry in its per-domain table.
 #[napi]
-pub fn grant_mcp(domain: u32, task: u32, name: String, kind: String, reference: u32) -> Result<u32> {
+pub fn grant_mcp(
+    domain: u32,
+    task: u32,
+    name: String,
+    kind: String,
+    reference: u32,
+) -> Result<u32> {
     guard(|| {
         let kind = McpKind::parse(&kind)
             .ok_or_else(|| napi::Error::from_reason(format!("unknown MCP server kind {kind:?}")))?;

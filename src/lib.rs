@@ -8,4 +8,5 @@ pub mod evaluation;
 mod guard;
 pub mod json_schema;
 mod registry;
+pub mod scope;
 pub mod spans;

@@ -15,9 +15,13 @@ use crate::trace::{AttrValue, SpanKind};
 /// Where a primitive on top of the stack would place its content.
 enum Target {
     None,
-    Agent { wrapped: bool },
+    Agent {
+        wrapped: bool,
+    },
     System,
     FollowUp,
+    /// The private input of a scope (a Script's source, a File's content).
+    Text,
 }
 
 /// What the facade knows about an Agent when it enters it.
@@ -50,6 +54,10 @@ impl Task {
                 } if !Primitive::from_code(*code).is_some_and(Primitive::is_transparent) => {
                     wrapped = true;
                 }
+                Frame::Scope {
+                    capture: Some(_), ..
+                } => return Target::Text,
+                Frame::Scope { .. } => wrapped = true,
                 _ => {}
             }
         }
@@ -178,7 +186,7 @@ impl Task {
         match self.target() {
             Target::Agent { .. } => {}
             Target::System => return self.reject(EvalError::NestedDescriptor("System"), sh),
-            Target::None | Target::FollowUp => {
+            Target::None | Target::FollowUp | Target::Text => {
                 return self.reject(EvalError::OnlyInsideAgent("System"), sh)
             }
         }
@@ -195,7 +203,7 @@ impl Task {
                 return self.reject(EvalError::FollowUpNotImmediate, sh)
             }
             Target::FollowUp => return self.reject(EvalError::NestedDescriptor("FollowUp"), sh),
-            Target::None | Target::System => {
+            Target::None | Target::System | Target::Text => {
                 return self.reject(EvalError::OnlyInsideAgent("FollowUp"), sh)
             }
         }
@@ -211,7 +219,7 @@ impl Task {
         match self.target() {
             Target::Agent { .. } => Ok(()),
             Target::FollowUp => Err(EvalError::InvalidInsideFollowUp(label)),
-            Target::None | Target::System => Err(EvalError::OnlyInsideAgent(label)),
+            Target::None | Target::System | Target::Text => Err(EvalError::OnlyInsideAgent(label)),
         }
     }
 

@@ -8,6 +8,7 @@ use crate::error::EvalError;
 use crate::external_spans::ExternalSpans;
 use crate::limits::Limits;
 use crate::scheduler::Scheduler;
+use crate::scope::ScopeEntry;
 use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::Step;
@@ -235,6 +236,26 @@ impl Domain {
         self.with_task(id, |t, sh| t.reject(error, sh))
     }
 
+    pub fn enter_scope(&mut self, id: TaskId, entry: ScopeEntry) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.enter_scope(entry, sh))
+    }
+
+    /// `(spanId, captured input)` of the scope on top, after [`crate::Op::Complete`].
+    pub fn scope_input(&mut self, id: TaskId) -> Result<(String, Option<String>), EvalError> {
+        let (span, input) = self.task(id)?.scope_input()?;
+        Ok((span, input.map(str::to_string)))
+    }
+
+    pub fn scope_done(
+        &mut self,
+        id: TaskId,
+        output: &str,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.scope_done(output, attributes, sensitive, sh))
+    }
+
     pub fn enter_transparent(&mut self, id: TaskId) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.enter_transparent(sh))
     }
@@ -321,12 +342,30 @@ impl Domain {
         Ok(out)
     }
 
-    /// After [`crate::Op::Error`]: the error. The task is released.
+    /// After [`crate::Op::Error`]: the error, without unwinding (scopes may need cleanup).
+    pub fn error_message(&mut self, id: TaskId) -> Result<String, EvalError> {
+        Ok(self.task(id)?.error().map_or_else(
+            || "AML evaluation task has no error".into(),
+            ToString::to_string,
+        ))
+    }
+
+    /// After [`crate::Op::Error`]: unwinds the task, closing its spans with the error, and
+    /// releases it.
     pub fn take_error(&mut self, id: TaskId) -> Result<EvalError, EvalError> {
-        let err = self
-            .task(id)?
+        let task = self
+            .tasks
+            .get_mut(id as usize)
+            .and_then(Option::as_mut)
+            .ok_or(NO_TASK)?;
+        let err = task
             .take_error()
             .unwrap_or(EvalError::Invariant("AML evaluation task has no error"));
+        let failure = SpanFailure {
+            error_type: err.js_name().into(),
+            message: err.to_string(),
+        };
+        task.fail(&failure, &mut self.shared);
         self.release(id);
         Ok(err)
     }

@@ -17,6 +17,16 @@ pub(crate) enum Frame {
         span: Option<OpenSpan>,
         reported: bool,
     },
+    /// A resource or action scope (Sandbox, Workspace, Script, File…): its subtree runs
+    /// inside it, then the driver completes it (release, run, write) before it pops.
+    /// `capture` is `Some` when the children's text is the scope's private input (a
+    /// Script's source, a File's content) rather than output of the surrounding channel.
+    Scope {
+        identity: u32,
+        span: Option<OpenSpan>,
+        reported: bool,
+        capture: Option<String>,
+    },
     /// A primitive that collects its children's text into its own channel.
     Capture {
         identity: u32,
@@ -31,13 +41,16 @@ impl Frame {
         match self {
             Frame::Array { identity, .. }
             | Frame::Node { identity, .. }
-            | Frame::Capture { identity, .. } => *identity,
+            | Frame::Capture { identity, .. }
+            | Frame::Scope { identity, .. } => *identity,
         }
     }
 
     pub(crate) fn span_id(&self) -> Option<crate::SpanId> {
         match self {
-            Frame::Node { span: Some(s), .. } | Frame::Capture { span: Some(s), .. } => Some(s.id),
+            Frame::Node { span: Some(s), .. }
+            | Frame::Capture { span: Some(s), .. }
+            | Frame::Scope { span: Some(s), .. } => Some(s.id),
             _ => None,
         }
     }
@@ -47,7 +60,7 @@ impl Frame {
         match self {
             Frame::Array { .. } => false,
             Frame::Node { kind, .. } => crate::task::kind_adds_depth(*kind),
-            Frame::Capture { .. } => true,
+            Frame::Capture { .. } | Frame::Scope { .. } => true,
         }
     }
 }

@@ -22,6 +22,9 @@ pub enum Op {
     Children = 5,
     /// The Agent on top has a complete, validated plan: run its provider.
     Agent = 6,
+    /// The scope on top finished its subtree: complete it (release, run, write), then call
+    /// `scope_done`.
+    Complete = 7,
 }
 
 pub const TRACE_PENDING: u32 = 1 << 4;

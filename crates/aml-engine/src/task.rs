@@ -180,8 +180,9 @@ impl Task {
     /// Unwinds the whole stack after a failure, closing every open span with the error.
     pub(crate) fn fail(&mut self, failure: &SpanFailure, sh: &mut Shared) {
         while let Some(frame) = self.pop_frame() {
-            if let Frame::Node { span, reported, .. } | Frame::Capture { span, reported, .. } =
-                frame
+            if let Frame::Node { span, reported, .. }
+            | Frame::Capture { span, reported, .. }
+            | Frame::Scope { span, reported, .. } = frame
             {
                 if let (Some(span), true) = (span, reported) {
                     sh.tracer.close(span, Some(failure), vec![], vec![]);
@@ -197,7 +198,14 @@ impl Task {
         if frame.adds_depth() {
             self.node_depth -= 1;
         }
-        if matches!(frame, Frame::Capture { .. }) {
+        if matches!(
+            frame,
+            Frame::Capture { .. }
+                | Frame::Scope {
+                    capture: Some(_),
+                    ..
+                }
+        ) {
             self.captures.pop();
         }
         Some(frame)
@@ -242,19 +250,25 @@ impl Task {
                 capture: Capture::System { buffer } | Capture::FollowUp { buffer },
                 ..
             } => buffer.push_str(text),
+            Frame::Scope {
+                capture: Some(buffer),
+                ..
+            } => buffer.push_str(text),
             _ => return Err(EvalError::Invariant("AML capture index is out of step")),
         }
         Ok(())
     }
 
+    /// Records an engine-detected error. The frames stay: the driver must first complete the
+    /// scopes on the stack (release a Sandbox…) so that spans close after cleanup, then
+    /// unwind with `take_error` or `fail`.
     pub(crate) fn reject(&mut self, error: EvalError, sh: &mut Shared) -> Step {
-        let failure = SpanFailure {
-            error_type: error.js_name().into(),
-            message: error.to_string(),
-        };
-        self.fail(&failure, sh);
         self.error = Some(error);
         self.step(Op::Error, sh)
+    }
+
+    pub(crate) fn error(&self) -> Option<&EvalError> {
+        self.error.as_ref()
     }
 
     pub(crate) fn step(&self, op: Op, sh: &Shared) -> Step {
@@ -279,6 +293,7 @@ impl Task {
                     *remaining -= 1;
                     return self.step(Op::Read, sh);
                 }
+                Some(Frame::Scope { .. }) => return self.step(Op::Complete, sh),
                 Some(Frame::Capture { capture, .. }) => {
                     if let Capture::Agent(plan) = capture {
                         if plan.state != PlanState::Collecting {

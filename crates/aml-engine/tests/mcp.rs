@@ -111,7 +111,10 @@ fn duplicates_share_one_namespace_across_named_and_configured_servers() {
     for (first, second) in [
         (mcp("docs", Named, 0), mcp("docs", Named, 1)),
         (mcp("docs", Named, 0), mcp("docs", Stdio, 1)),
-        (mcp("docs", StreamableHttp, 0), mcp("docs", StreamableHttp, 1)),
+        (
+            mcp("docs", StreamableHttp, 0),
+            mcp("docs", StreamableHttp, 1),
+        ),
     ] {
         let mut run = Run::new(Limits::default());
         assert_eq!(
@@ -132,7 +135,10 @@ fn duplicates_share_one_namespace_across_named_and_configured_servers() {
 fn the_allowlist_admits_listed_names_only() {
     let mut run = Run::with_policy(Limits::default(), allowing(&["docs"]));
     assert_eq!(
-        run.eval(agent(arr(vec![mcp("docs", Stdio, 0), mcp("git", Named, 1)]))),
+        run.eval(agent(arr(vec![
+            mcp("docs", Stdio, 0),
+            mcp("git", Named, 1)
+        ]))),
         engine(EvalError::McpServerNotAllowed("git".into()))
     );
     assert!(run.plans.is_empty());

@@ -520,6 +520,7 @@ impl Run {
                     });
                 }
                 Op::Agent => return Ok(Paused::Agent),
+                Op::Complete => panic!("Complete: this driver models no scope primitives"),
                 Op::Done => {
                     assert!(mirror.is_empty());
                     let out = self.d.finish(task).map_err(Failure::Engine);
@@ -527,7 +528,7 @@ impl Run {
                     return out.map(Paused::Done);
                 }
                 Op::Error => {
-                    assert_eq!(height, 0);
+                    // Frames stay for scope cleanup; take_error unwinds them.
                     let err = self.d.take_error(task).map_err(Failure::Engine)?;
                     self.collect(true);
                     return Err(Failure::Engine(err));
