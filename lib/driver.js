@@ -171,11 +171,16 @@ export async function runTask(domain, task, value, env) {
         } else if (op === OP_INVOKE) {
           value = invoke(domain, task, objects[height - 1], envs[height - 1])
         } else if (op === OP_CHILDREN) {
-          value = objects[height - 1].props.children
+          // A primitive may evaluate its children itself (Parallel): it leaves an empty
+          // value in its slot instead.
+          const slot = cursors[height - 1]
+          value = slot !== 0 && slot.ownsChildren === true ? undefined : objects[height - 1].props.children
         } else if (op === OP_PRIMITIVE) {
           const slot = { env: envs[height - 1] }
           cursors[height - 1] = slot
           code = enterPrimitive(domain, task, objects[height - 1], slot)
+          // Resource primitives (Sandbox acquisition) enter asynchronously.
+          if (typeof code !== "number") code = await code
           // A scope primitive (Context Provider, Sandbox…) changes what its subtree sees.
           envs[height - 1] = slot.env
           continue

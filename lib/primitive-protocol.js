@@ -4,6 +4,7 @@
 
 import { readAgentProps } from "./agent-props.js"
 import { enterContextProvider } from "./context.js"
+import { enterParallel } from "./parallel.js"
 import { EvaluationError } from "./errors.js"
 import { isMcpServer } from "./mcp-server.js"
 import { PRIMITIVE_KIND } from "./node.js"
@@ -69,6 +70,8 @@ export function enterPrimitive(domain, task, node, slot) {
       if (!domain.tracing) return native.enterAgent(task, provider !== undefined, null, null, entry.system)
       return native.enterAgent(task, provider !== undefined, provider?.name, entry.model, entry.system)
     }
+    case "parallel":
+      return enterParallel(domain, task, node, slot)
     case "context":
       slot.env = enterContextProvider(node, slot.env)
       return native.enterTransparent(task)
