@@ -817,6 +817,122 @@ export interface SandboxProvider<Handle = unknown> {
   acquire(request: SandboxAcquireRequest): Promise<SandboxLease<Handle>>
 }
 
+/** What `AbstractSandboxProvider.provision()` returns: the lease identity and its resource. */
+export interface ProvisionedSandbox<Handle = unknown, Resource = unknown> {
+  readonly handle: Handle
+  readonly id: string
+  readonly resource: Resource
+}
+
+/**
+ * True iff `session.lease.runtime` has `exec` and `spawn` functions and the same `root` and
+ * `access` as the session. Never throws (an unreadable session answers `false`). A nested
+ * `<Sandbox>` that narrows root or access therefore fails it; narrowing only cwd passes.
+ */
+export declare function supportsSandboxRuntime(session: SandboxSession): boolean
+
+/**
+ * Validates a Sandbox provider (the `AmlRuntime` `sandboxProvider` TypeErrors) and returns
+ * the same object shallow-frozen.
+ *
+ * @throws {TypeError} `Sandbox provider must be an object`, `Sandbox provider name must be a
+ *   non-empty string`, `Sandbox provider name must already be normalized`, `Sandbox provider
+ *   acquire must be a function`.
+ */
+export declare function defineSandboxProvider<const Provider extends SandboxProvider>(
+  implementation: Provider,
+): Readonly<Provider>
+
+/**
+ * Template for a staged Sandbox provider. `acquire()` rejects an aborted signal, awaits
+ * `provision`, checks the signal, `createRuntime`, `initialize`, checks the signal again and
+ * returns a frozen lease whose `release()` runs `releaseResource` once (memoised). A failure
+ * after provisioning runs `cleanupProvisioned` first; if that fails too the result is an
+ * `AggregateError` `Sandbox provider "<name>" acquisition and cleanup failed`.
+ */
+export declare abstract class AbstractSandboxProvider<Name extends string = string, Handle = unknown, Resource = unknown>
+  implements SandboxProvider<Handle>
+{
+  readonly name: Name
+  protected constructor(name: Name)
+  acquire(request: SandboxAcquireRequest): Promise<SandboxLease<Handle>>
+  /** Creates (or connects to) the environment of one lease. */
+  protected abstract provision(request: SandboxAcquireRequest): Promise<ProvisionedSandbox<Handle, Resource>>
+  /** The command runtime of a provisioned environment. */
+  protected abstract createRuntime(
+    provisioned: ProvisionedSandbox<Handle, Resource>,
+    request: SandboxAcquireRequest,
+  ): SandboxRuntime | Promise<SandboxRuntime>
+  /** Optional preparation once the runtime exists; a no-op by default. */
+  protected initialize(
+    provisioned: ProvisionedSandbox<Handle, Resource>,
+    runtime: SandboxRuntime,
+    request: SandboxAcquireRequest,
+  ): Promise<void>
+  /** Releases the environment; run at most once per lease. */
+  protected abstract releaseResource(
+    provisioned: ProvisionedSandbox<Handle, Resource>,
+    request: SandboxAcquireRequest,
+  ): Promise<void>
+  /** Compensation when acquisition fails after provisioning; defaults to `releaseResource`. */
+  protected cleanupProvisioned(
+    provisioned: ProvisionedSandbox<Handle, Resource>,
+    request: SandboxAcquireRequest,
+  ): Promise<void>
+}
+
+/** A validated, frozen command for a Sandbox runtime. */
+export declare class SandboxCommand {
+  private constructor()
+  readonly args: readonly string[]
+  readonly command: string
+  /** Normalized relative logical cwd inside the request root; defaults to `request.cwd`. */
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string>>
+  /** `options.signal`, else `request.signal`. */
+  readonly signal: AbortSignal
+  readonly timeoutMs?: number
+  /**
+   * @throws the signal's reason when it is already aborted.
+   * @throws {TypeError} `Sandbox command must be a non-empty string without null bytes`,
+   *   `Sandbox command arguments must be strings without null bytes`, `Sandbox command options
+   *   must be an object`, `Sandbox command cwd must be a normalized relative forward-slash path`,
+   *   `Sandbox command cwd resolves outside its configured root`, `Sandbox command environment
+   *   must be an object`, `Sandbox command environment contains an invalid entry`.
+   * @throws {RangeError} `Sandbox command timeoutMs must be a positive timer-safe integer`.
+   */
+  static from(
+    request: Pick<SandboxAcquireRequest, "cwd" | "root" | "signal">,
+    command: string,
+    args?: readonly string[],
+    options?: SandboxExecOptions,
+  ): SandboxCommand
+}
+
+/** Options of {@link localSandbox}. */
+export interface LocalSandboxOptions {
+  /** Shared stdout+stderr byte budget of one command; defaults to 4 MiB. */
+  maxOutputBytes?: number
+  /** Trusted shell command run with `sh -lc` in the root on every acquisition. */
+  setup?: string
+  /** Fallback directory when no `<Workspace>` is active; resolved when the factory runs. */
+  workspace?: string
+}
+
+/**
+ * A Sandbox provider named `"local"` that runs trusted host processes inside the active
+ * Workspace directory (or `options.workspace`); the lease handle's `directory` is that real
+ * directory. Not an isolation boundary: every `exec()` and
+ * `spawn()` rejects under read-only access because host processes cannot enforce it.
+ *
+ * @throws {TypeError} `Local Sandbox options must be an object`, `Local Sandbox setup must be
+ *   a non-empty normalized string`, `Local Sandbox workspace must be a non-empty normalized string`.
+ * @throws {RangeError} `Local Sandbox maxOutputBytes must be a positive safe integer`.
+ */
+export declare function localSandbox(
+  options?: LocalSandboxOptions,
+): Readonly<SandboxProvider<{ readonly directory: string; readonly kind: "local" }>>
+
 // ---------------------------------------------------------------------------------------
 // Workspace provider contract
 // ---------------------------------------------------------------------------------------
@@ -1058,6 +1174,39 @@ export interface LoopProps<Schema extends StandardSchemaV1<unknown, Record<strin
 export interface ParallelProps {
   children?: AmlRenderable
 }
+
+/** Props of a `<Ctx.Provider>` (draft). `value` is required as an own prop, even if `undefined`. */
+export interface ContextProviderProps<Value> {
+  readonly children?: AmlRenderable
+  readonly value: Value
+}
+
+/**
+ * A Context (draft): a named dependency scoped downward by its Provider. Identity is this
+ * exact object, not its name; copies of the SDK in one realm share it.
+ */
+export interface AmlContext<Value> {
+  /** Appears in diagnostics. */
+  readonly name: string
+  /**
+   * Binds `value` (by identity: never cloned, frozen, rendered or traced) for its subtree. A
+   * transparent wrapper: it keeps the surrounding text or Agent channel and adds no depth or span.
+   */
+  readonly Provider: (props: ContextProviderProps<Value>) => AmlRenderable
+}
+
+/**
+ * Creates a required Context: reading it with no Provider above throws
+ * `EvaluationError('Context "<name>" has no Provider or default value')`.
+ */
+export declare function createContext<Value>(name: string): AmlContext<Value>
+/** Creates a defaulted Context; an explicit `undefined` default counts as a default. */
+export declare function createContext<Value>(name: string, defaultValue: Value): AmlContext<Value>
+/**
+ * Reads the nearest Provider's value (or the default) for the component being invoked.
+ * Synchronous; only valid while an AML function component is active.
+ */
+export declare function useContext<Value>(context: AmlContext<Value>): Value
 
 // ---------------------------------------------------------------------------------------
 // Primitives. Each is evaluated only by AmlRuntime; calling one directly throws.

@@ -26,4 +26,6 @@ export {
 } from "./lib/primitives.js"
 export { ProcessSignalCancellation } from "./lib/process-signal-cancellation.js"
 export { AmlRuntime } from "./lib/runtime.js"
+export { AbstractSandboxProvider, SandboxCommand, defineSandboxProvider } from "./lib/sandbox-provider.js"
+export { supportsSandboxRuntime } from "./lib/sandbox-runtime.js"
 export { defineTool } from "./lib/tool.js"

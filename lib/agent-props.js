@@ -3,6 +3,7 @@
 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
+import { resolvePortablePath } from "./portable-path.js"
 import { captureAgentProvider } from "./provider-shape.js"
 
 const DEFAULT_PERMISSIONS = Object.freeze({ filesystem: "read-write", network: true, shell: true })
@@ -84,6 +85,12 @@ function readProps(model, system, permissionsProp, providerProp, cwd, runtimePro
     model,
     permissions: Object.freeze(permissions),
     provider,
+    // The session the provider sees (handshake and context.sandbox): `<Agent cwd>` resolves
+    // from the Sandbox root and replaces only the session's cwd.
+    sandbox:
+      cwd === undefined || sandbox === undefined
+        ? sandbox
+        : Object.freeze({ ...sandbox, cwd: resolvePortablePath("<Agent> cwd", cwd, sandbox.root) }),
     system,
   }
 }

@@ -5,6 +5,7 @@
 import { createObservability, observabilityServices, structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
+import { withStagedSkills } from "./skill-staging.js"
 import { instrumentTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
@@ -42,6 +43,46 @@ export function createExecutionContext(domain, trace, sandbox) {
   return context
 }
 
+function callSupportsSandbox(check, target, session) {
+  return check.call(target, session)
+}
+
+/**
+ * The Sandbox handshake of the sandboxed Agent on top of `task` (AG-1), after its children
+ * and before its budgets: the provider must answer exactly `true` for the effective
+ * session. A provider without `supportsSandbox` cannot run inside a Sandbox.
+ */
+export function sandboxHandshake(domain, task, entry) {
+  const provider = entry.provider
+  const session = entry.sandbox
+  const check = provider.supportsSandbox
+  let supported = false
+  if (check !== undefined) {
+    try {
+      supported = masked(callSupportsSandbox, check, provider.target, session) === true
+    } catch (cause) {
+      throw new EvaluationError(`Agent provider "${provider.name}" failed its Sandbox compatibility check`, { cause })
+    }
+  }
+  if (!supported) {
+    throw new EvaluationError(
+      `Agent provider "${provider.name}" cannot run inside Sandbox provider "${session.provider.name}"`,
+    )
+  }
+  return domain.native.agentHandshakeDone(task)
+}
+
+/** The provider call; its failures wrap as `${label} failed`, an abort stays the reason. */
+async function callAgentProvider(domain, provider, request, context, label) {
+  const signal = domain.signal
+  try {
+    return await domain.awaitProvider(masked(invoke, provider, request, context))
+  } catch (error) {
+    if (signal.aborted && error === signal.reason) throw error
+    throw new EvaluationError(`${label} failed`, { cause: error })
+  }
+}
+
 /**
  * Runs the Agent on top of `task`, whose entry (from readAgentProps) is `entry`.
  * Resolves with the engine's next step code.
@@ -62,6 +103,9 @@ export async function runAgent(domain, task, entry, structured) {
   if (structured !== undefined) request.output = structured.request
   request.permissions = entry.permissions
   request.prompt = plan[2]
+  const skillRefs = domain.skills.length === 0 ? EMPTY : native.agentSkills(task)
+  // Only with a package <Skill> (skill.js), so requests without one keep their shape.
+  if (skillRefs.length > 0) request.skills = Object.freeze(skillRefs.map((ref) => domain.skills[ref].entry))
   request.system = plan[3]
   const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
   // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).
@@ -70,17 +114,21 @@ export async function runAgent(domain, task, entry, structured) {
     refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => instrumentTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace
   Object.freeze(request)
-  const context = createExecutionContext(domain, trace, undefined)
+  const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
-  const signal = domain.signal
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   let response
   try {
-    response = await domain.awaitProvider(masked(invoke, provider, request, context))
-  } catch (error) {
-    if (signal.aborted && error === signal.reason) throw error
-    throw new EvaluationError(`${label} failed`, { cause: error })
+    // Skill packages exist on disk only around the provider call (skill-staging.js).
+    response =
+      skillRefs.length === 0
+        ? await callAgentProvider(domain, provider, request, context, label)
+        : await withStagedSkills(
+            domain,
+            skillRefs.map((ref) => domain.skills[ref]),
+            () => callAgentProvider(domain, provider, request, context, label),
+          )
   } finally {
     lease.open = false
     domain.releaseAgentSlot()

@@ -20,12 +20,13 @@ const registry = realmSingleton(
   "AML Context registry has an invalid global value",
 )
 
-const NO_DEFAULT = Symbol("no default")
-
 export function createContext(name, ...rest) {
   if (!isNormalized(name)) throw new TypeError("Context name must be a non-empty normalized string")
-  // A second argument — even an explicit undefined — makes the context "defaulted".
-  const defaultValue = rest.length > 0 ? rest[0] : NO_DEFAULT
+  // A second argument — even an explicit undefined — makes the context "defaulted". The
+  // entry is read by whichever copy's runtime evaluates it, so it holds plain data (a
+  // boolean, not a module-private sentinel another copy could not recognise).
+  const hasDefault = rest.length > 0
+  const defaultValue = hasDefault ? rest[0] : undefined
   const label = `${name}.Provider`
   const Provider = {
     [label]() {
@@ -34,7 +35,7 @@ export function createContext(name, ...rest) {
   }[label]
   Object.defineProperty(Provider, PRIMITIVE_KIND, { value: "context" })
   const context = Object.freeze({ name, Provider })
-  registry.contexts.set(context, { defaultValue, name })
+  registry.contexts.set(context, { defaultValue, hasDefault, name })
   registry.providers.set(Provider, context)
   return context
 }
@@ -59,7 +60,7 @@ export function readContext(context, env) {
   if (entry === undefined) throw new TypeError("useContext() requires a Context returned by createContext()")
   const binding = env.lookup(context)
   if (binding !== undefined) return binding.value
-  if (entry.defaultValue !== NO_DEFAULT) return entry.defaultValue
+  if (entry.hasDefault === true) return entry.defaultValue
   throw new EvaluationError(`Context "${entry.name}" has no Provider or default value`)
 }
 

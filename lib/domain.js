@@ -52,6 +52,8 @@ export class EvaluationDomain {
     this.tools = []
     /** Frozen AgentMcpServer entries granted in this domain; the engine refers to them by index. */
     this.mcpServers = []
+    /** <Skill> packages read in this domain (skill-package.js); the engine refers to them by index. */
+    this.skills = []
     /** Nested tasks (component-local evaluate) still running. */
     this.running = new Set()
     /** Provider calls to abandon PROVIDER_ABORT_GRACE_MS after an abort. */

@@ -5,7 +5,7 @@
 // Hot path rules: no allocation per value beyond what the user's code allocates, one
 // synchronous napi call per value, and no promise unless the tree is actually async.
 
-import { runAgent } from "./agent-run.js"
+import { runAgent, sandboxHandshake } from "./agent-run.js"
 import { ComponentScope, joinNested, storage } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
@@ -22,6 +22,7 @@ const OP_ERROR = 4
 const OP_CHILDREN = 5
 const OP_AGENT = 6
 const OP_COMPLETE = 7
+const OP_HANDSHAKE = 8
 const TRACE_PENDING = 16
 const HEIGHT_SHIFT = 5
 
@@ -186,6 +187,10 @@ export async function runTask(domain, task, value, env) {
           continue
         } else if (op === OP_AGENT) {
           code = await runAgent(domain, task, cursors[height - 1].entry, domain.structuredFor(task))
+          continue
+        } else if (op === OP_HANDSHAKE) {
+          // A sandboxed Agent's children are done: its provider must accept the session.
+          code = sandboxHandshake(domain, task, cursors[height - 1].entry)
           continue
         } else if (op === OP_DONE) {
           alive = false

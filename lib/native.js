@@ -8,8 +8,27 @@ import * as binding from "../native/binding.js"
 
 export const { jsonSchemaProblem, liveDomains, panicForTest, primitiveKinds } = binding
 
+// Process supervision (src/process*.rs): free functions over integer process handles.
+export const {
+  liveProcesses,
+  processCancel,
+  processCancellation,
+  processCloseOutput,
+  processCloseStdin,
+  processExec,
+  processKill,
+  processPanicForTest,
+  processRead,
+  processRelease,
+  processRuntimeStarted,
+  processSpawn,
+  processWait,
+  processWrite,
+} = binding
+
 const {
   agentDone,
+  agentHandshakeDone,
   agentPlan,
   agentMcp,
   agentTools,
@@ -26,6 +45,7 @@ const {
   enterFollowUp,
   enterSystem,
   enterScope,
+  enterSkill,
   enterTransparent,
   errorMessage,
   fail,
@@ -49,6 +69,8 @@ const {
   unknownElement,
   scopeDone,
   scopeInput,
+  skillDone,
+  agentSkills,
   withdrawAgent,
 } = binding
 
@@ -116,8 +138,11 @@ export class NativeEvaluation {
   liveTasks() {
     return liveTasks(this.id)
   }
-  enterAgent(task, hasProvider, provider, model, system) {
-    return enterAgent(this.id, task, hasProvider, provider, model, system)
+  enterAgent(task, hasProvider, provider, model, system, sandboxed = false) {
+    return enterAgent(this.id, task, hasProvider, provider, model, system, sandboxed)
+  }
+  agentHandshakeDone(task) {
+    return agentHandshakeDone(this.id, task)
   }
   enterSystem(task) {
     return enterSystem(this.id, task)
@@ -133,6 +158,15 @@ export class NativeEvaluation {
   }
   scopeDone(task, output, attributes, sensitive) {
     return scopeDone(this.id, task, output, attributes, sensitive)
+  }
+  enterSkill(task, name, attributes, sensitive) {
+    return enterSkill(this.id, task, name, attributes, sensitive)
+  }
+  skillDone(task, output, packageName, reference, attributes, sensitive) {
+    return skillDone(this.id, task, output, packageName, reference, attributes, sensitive)
+  }
+  agentSkills(task) {
+    return agentSkills(this.id, task)
   }
   errorMessage(task) {
     return errorMessage(this.id, task)

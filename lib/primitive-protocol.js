@@ -10,6 +10,8 @@ import { isMcpServer } from "./mcp-server.js"
 import { PRIMITIVE_KIND } from "./node.js"
 import { isNormalized } from "./normalized.js"
 import { PRIMITIVE_LABELS } from "./primitives.js"
+import { enterSandbox } from "./sandbox.js"
+import { enterSkill } from "./skill.js"
 import { toolPort } from "./tool-registry.js"
 
 function grantTool(domain, task, props) {
@@ -63,13 +65,17 @@ export function enterPrimitive(domain, task, node, slot) {
   const native = domain.native
   switch (kind) {
     case "agent": {
-      const entry = readAgentProps(node.props, domain.options.agentProvider, undefined)
+      const entry = readAgentProps(node.props, domain.options.agentProvider, slot.env.sandbox)
       slot.entry = entry
       const provider = entry.provider
+      // A sandboxed Agent stops for the Sandbox handshake once its children are done.
+      const sandboxed = entry.sandbox !== undefined
       // Provider name and model only feed span attributes: skip the strings when untraced.
-      if (!domain.tracing) return native.enterAgent(task, provider !== undefined, null, null, entry.system)
-      return native.enterAgent(task, provider !== undefined, provider?.name, entry.model, entry.system)
+      if (!domain.tracing) return native.enterAgent(task, provider !== undefined, null, null, entry.system, sandboxed)
+      return native.enterAgent(task, provider !== undefined, provider?.name, entry.model, entry.system, sandboxed)
     }
+    case "sandbox":
+      return enterSandbox(domain, task, node.props, slot)
     case "parallel":
       return enterParallel(domain, task, node, slot)
     case "context":
@@ -83,6 +89,8 @@ export function enterPrimitive(domain, task, node, slot) {
       return grantTool(domain, task, node.props)
     case "mcp":
       return grantMcp(domain, task, node.props)
+    case "skill":
+      return enterSkill(domain, task, node, slot)
     default:
       throw new EvaluationError(`<${PRIMITIVE_LABELS[kind]}> is not implemented by this build of @aml-jsx/sdk yet`)
   }

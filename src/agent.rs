@@ -16,12 +16,14 @@ pub fn enter_agent(
     provider: Option<String>,
     model: Option<String>,
     system: Option<String>,
+    sandboxed: bool,
 ) -> Result<u32> {
     let entry = AgentEntry {
         has_provider,
         provider,
         model,
         system,
+        sandboxed,
     };
     guard(|| {
         registry::with(domain, |d| {
@@ -134,6 +136,18 @@ pub fn agent_mcp(domain: u32, task: u32) -> Result<Vec<u32>> {
         registry::with(domain, |d| {
             let plan = d.agent_plan(task).map_err(engine_error)?;
             Ok(plan.mcp.iter().map(|m| m.reference).collect())
+        })
+    })
+}
+
+/// The facade accepted the Sandbox handshake of the Agent on top (after `Handshake`).
+#[napi]
+pub fn agent_handshake_done(domain: u32, task: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.agent_handshake_done(task)
+                .map(|s| s.encode())
+                .map_err(engine_error)
         })
     })
 }

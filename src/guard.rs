@@ -11,7 +11,7 @@ static QUIET_HOOK: Once = Once::new();
 
 /// The default hook prints a backtrace banner to stderr for every caught panic; the message
 /// already reaches the user through the rejected promise, so keep stderr clean.
-fn install_quiet_hook() {
+pub fn install_quiet_hook() {
     QUIET_HOOK.call_once(|| std::panic::set_hook(Box::new(|_| {})));
 }
 
@@ -19,18 +19,21 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     install_quiet_hook();
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
-        Err(payload) => {
-            let detail = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::new(
-                Status::GenericFailure,
-                format!("AML engine panicked: {detail}"),
-            ))
-        }
+        Err(payload) => Err(panic_error(payload)),
     }
+}
+
+/// The JS error for a caught panic payload (also used by the async process bridge).
+pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> Error {
+    let detail = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    Error::new(
+        Status::GenericFailure,
+        format!("AML engine panicked: {detail}"),
+    )
 }
 
 pub fn engine_error(err: aml_engine::EvalError) -> Error {

@@ -5,6 +5,12 @@ import type {
   AgentProvider,
   AgentRequest,
   AgentResponse,
+  SandboxAcquireRequest,
+  SandboxExecOptions,
+  SandboxExecResult,
+  SandboxLease,
+  SandboxProcess,
+  SandboxProvider,
   SandboxSession,
 } from "../index.js"
 
@@ -66,3 +72,73 @@ export declare function createAgentExecutionContext(
  *   (with the actual rejection as `cause`), `Agent provider must reject pre-cancelled execution`.
  */
 export declare function agentProviderConformance(provider: AgentProvider): Promise<void>
+
+/** The default handle of a {@link DeterministicSandboxProvider} lease. */
+export interface DeterministicSandboxHandle {
+  /** 1-based acquisition number; the lease id is `${name}-${acquisition}`. */
+  readonly acquisition: number
+  readonly kind: "deterministic-sandbox"
+  readonly request: SandboxAcquireRequest
+}
+
+/** Hooks of a {@link DeterministicSandboxProvider}. */
+export interface DeterministicSandboxProviderOptions<Handle = DeterministicSandboxHandle> {
+  /** Builds the lease handle; defaults to a frozen {@link DeterministicSandboxHandle}. */
+  createHandle?: (request: SandboxAcquireRequest, acquisition: number) => Handle | Promise<Handle>
+  /** Answers `runtime.exec`; defaults to `{ exitCode: 0, stderr: "", stdout: [command, ...args].join(" ") }`. */
+  exec?: (
+    command: string,
+    args: readonly string[],
+    options: SandboxExecOptions,
+    handle: Handle,
+  ) => SandboxExecResult | Promise<SandboxExecResult>
+  /** Provider name; defaults to `"deterministic-sandbox"`. Must be non-empty and normalized. */
+  name?: string
+  /** Runs once when a lease is released. */
+  release?: (handle: Handle, leaseId: string) => void | Promise<void>
+  /**
+   * Answers `runtime.spawn`; defaults to an already-exited process (exit 0) whose stdout is
+   * the default exec stdout and whose id is `deterministic-process:<command>`.
+   */
+  spawn?: (
+    command: string,
+    args: readonly string[],
+    options: SandboxExecOptions,
+    handle: Handle,
+  ) => SandboxProcess | Promise<SandboxProcess>
+}
+
+/**
+ * A Sandbox provider that starts nothing: it records each acquisition request and each
+ * release, and its runtime (with the requested access, cwd and root) answers from the hooks.
+ *
+ * @example
+ * const sandbox = new DeterministicSandboxProvider({ exec: () => ({ exitCode: 0, stderr: "", stdout: "ok" }) })
+ */
+export declare class DeterministicSandboxProvider<Handle = DeterministicSandboxHandle>
+  implements SandboxProvider<Handle>
+{
+  /**
+   * @throws {TypeError} `Deterministic Sandbox provider name must not be empty` and
+   *   `Deterministic Sandbox provider name must already be normalized`.
+   */
+  constructor(options?: DeterministicSandboxProviderOptions<Handle>)
+  readonly name: string
+  /** A frozen snapshot of the acquisition requests, in order. */
+  get acquisitions(): readonly SandboxAcquireRequest[]
+  /** A frozen snapshot of the released lease ids, in release order. */
+  get releases(): readonly string[]
+  /** Rejects an aborted signal with its reason; `release()` is memoised. */
+  acquire(request: SandboxAcquireRequest): Promise<SandboxLease<Handle>>
+}
+
+/**
+ * Checks the portable Sandbox provider contract: the provider shape, one read-only
+ * acquisition (`cwd` and `root` `"."`, evaluationId `"sandbox-provider-conformance"`) whose
+ * lease and runtime pass the runtime's validation (the `<Sandbox>` lease TypeErrors) and
+ * preserve the requested access, cwd and root. The lease is always released.
+ *
+ * @throws {TypeError} `Sandbox provider "<name>" runtime must preserve the acquired access, cwd, and root`.
+ * @throws {AggregateError} `Sandbox provider "<name>" failed conformance and cleanup`.
+ */
+export declare function sandboxProviderConformance(provider: SandboxProvider): Promise<void>

@@ -3,6 +3,8 @@
 
 import { captureAgentProvider } from "../lib/provider-shape.js"
 
+export { DeterministicSandboxProvider, sandboxProviderConformance } from "./sandbox.js"
+
 const DEFAULT_RESPOND = (request) => ({ text: request.prompt })
 
 /** An AgentProvider that records each call and answers from an application-owned strategy. */

@@ -13,7 +13,7 @@ use crate::task::{NodeKind, Task};
 use crate::trace::{AttrValue, SpanKind};
 
 /// Where a primitive on top of the stack would place its content.
-enum Target {
+pub(crate) enum Target {
     None,
     Agent {
         wrapped: bool,
@@ -31,12 +31,14 @@ pub struct AgentEntry {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub system: Option<String>,
+    /// A Sandbox is active: the plan stops at [`crate::Op::Handshake`] before its budgets.
+    pub sandboxed: bool,
 }
 
 impl Task {
     /// The nearest capture below the top frame, looking through components, arrays and
     /// transparent primitives; `wrapped` records a lexical wrapper (e.g. `<Sandbox>`) between.
-    fn target(&self) -> Target {
+    pub(crate) fn target(&self) -> Target {
         let mut wrapped = false;
         let below_top = self.frames.len().saturating_sub(1);
         for frame in self.frames[..below_top].iter().rev() {
@@ -166,6 +168,7 @@ impl Task {
             parent_span: crate::SpanId::ROOT,
             state: PlanState::Collecting,
             has_provider: entry.has_provider,
+            sandboxed: entry.sandboxed,
             provider: entry.provider,
             model: entry.model,
             base_system,
@@ -174,6 +177,7 @@ impl Task {
             systems: Vec::new(),
             tools: Vec::new(),
             mcp: Vec::new(),
+            skills: Vec::new(),
         };
         self.open_capture(
             Capture::Agent(Box::new(plan)),

@@ -20,6 +20,13 @@ impl Task {
         };
         match capture {
             Capture::Agent(plan) => {
+                if !plan.has_provider {
+                    return Err(EvalError::NoProvider(plan.span_id));
+                }
+                if plan.sandboxed {
+                    plan.state = PlanState::Handshake;
+                    return Ok(Some(Op::Handshake));
+                }
                 finalize_plan(plan, sh)?;
                 Ok(Some(Op::Agent))
             }
@@ -64,6 +71,25 @@ impl Task {
                 ..
             }) if plan.state == PlanState::Ready => Some(plan),
             _ => None,
+        }
+    }
+
+    /// The facade accepted the Sandbox handshake of the Agent on top: apply the turn and
+    /// call budgets and ask for the provider run.
+    pub(crate) fn agent_handshake_done(&mut self, sh: &mut Shared) -> Step {
+        let top = self.frames.len().saturating_sub(1);
+        let result = match self.frames.get_mut(top) {
+            Some(Frame::Capture {
+                capture: Capture::Agent(plan),
+                ..
+            }) if plan.state == PlanState::Handshake => finalize_plan(plan, sh),
+            _ => Err(EvalError::Invariant(
+                "AML Agent handshake completed out of lifecycle order",
+            )),
+        };
+        match result {
+            Ok(()) => self.step(Op::Agent, sh),
+            Err(e) => self.reject(e, sh),
         }
     }
 
@@ -121,11 +147,9 @@ impl Task {
     }
 }
 
-/// Completion-time checks, in the documented order, then the call reservation.
+/// The budget checks, in the documented order (after the provider and Sandbox checks), then
+/// the call reservation.
 fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError> {
-    if !plan.has_provider {
-        return Err(EvalError::NoProvider(plan.span_id));
-    }
     let max_turns = sh.limits.max_turns_per_agent;
     if max_turns != 0 && plan.turns() > max_turns {
         return Err(EvalError::MaxTurns(plan.span_id, max_turns));

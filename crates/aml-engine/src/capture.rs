@@ -53,6 +53,8 @@ pub struct McpGrant {
 pub(crate) enum PlanState {
     /// Children are being evaluated.
     Collecting,
+    /// Children are done; the facade is checking Sandbox compatibility.
+    Handshake,
     /// The plan is complete and validated; the driver runs the provider.
     Ready,
 }
@@ -63,6 +65,7 @@ pub struct AgentPlan {
     pub parent_span: SpanId,
     pub(crate) state: PlanState,
     pub(crate) has_provider: bool,
+    pub(crate) sandboxed: bool,
     pub(crate) provider: Option<String>,
     pub(crate) model: Option<String>,
     /// `[runtime system, props.system]`, already trimmed, empty ones dropped.
@@ -72,6 +75,8 @@ pub struct AgentPlan {
     pub systems: Vec<String>,
     pub tools: Vec<ToolGrant>,
     pub mcp: Vec<McpGrant>,
+    /// Skill packages registered with this Agent, in completion order.
+    pub skills: Vec<crate::skill::SkillGrant>,
 }
 
 impl AgentPlan {

@@ -10,6 +10,7 @@ use crate::limits::Limits;
 use crate::scheduler::Scheduler;
 use crate::scope::ScopeEntry;
 use crate::shared::Shared;
+use crate::skill::SkillGrant;
 use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::{NodeKind, Task};
@@ -256,6 +257,32 @@ impl Domain {
         self.with_task(id, |t, sh| t.scope_done(output, attributes, sensitive, sh))
     }
 
+    /// Enters the `<Skill>` on top of `id` as a capture scope (placement checked here).
+    pub fn enter_skill(
+        &mut self,
+        id: TaskId,
+        name: String,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.enter_skill(name, attributes, sensitive, sh))
+    }
+
+    /// Completes the `<Skill>` on top: registers `package` with the nearest Agent plan, then
+    /// closes the span and appends `output` to the surrounding channel.
+    pub fn skill_done(
+        &mut self,
+        id: TaskId,
+        output: &str,
+        package: Option<SkillGrant>,
+        attributes: Attributes,
+        sensitive: Attributes,
+    ) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| {
+            t.skill_done(output, package, attributes, sensitive, sh)
+        })
+    }
+
     pub fn enter_transparent(&mut self, id: TaskId) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.enter_transparent(sh))
     }
@@ -298,6 +325,11 @@ impl Domain {
         self.task(id)?
             .ready_plan()
             .ok_or(EvalError::Invariant("AML Agent plan is not ready"))
+    }
+
+    /// The facade accepted the Sandbox handshake after [`crate::Op::Handshake`].
+    pub fn agent_handshake_done(&mut self, id: TaskId) -> Result<Step, EvalError> {
+        self.with_task(id, |t, sh| t.agent_handshake_done(sh))
     }
 
     pub fn agent_done(&mut self, id: TaskId, text: &str, output: &str) -> Result<Step, EvalError> {

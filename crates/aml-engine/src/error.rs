@@ -37,6 +37,8 @@ pub enum EvalError {
     ToolNotAllowed(String),
     #[error("Agent declares duplicate MCP server \"{0}\"")]
     DuplicateMcpServer(String),
+    #[error("Agent declares duplicate Skill package \"{0}\"")]
+    DuplicateSkill(String),
     #[error("MCP server \"{0}\" is not allowed by this runtime")]
     McpServerNotAllowed(String),
     #[error("Agent {0} has no provider")]

@@ -25,6 +25,10 @@ pub enum Op {
     /// The scope on top finished its subtree: complete it (release, run, write), then call
     /// `scope_done`.
     Complete = 7,
+    /// The Agent on top was entered inside a Sandbox and has a provider: the facade checks
+    /// `provider.supportsSandbox(session)` now — after the children, before the turn and
+    /// call budgets (INVENTORY AG-1) — then calls `agent_handshake_done`.
+    Handshake = 8,
 }
 
 pub const TRACE_PENDING: u32 = 1 << 4;

@@ -541,6 +541,50 @@ fn max_turns_per_agent_counts_the_prompt_and_each_follow_up() {
 }
 
 #[test]
+fn sandboxed_agents_stop_for_the_handshake_after_the_provider_check_and_before_budgets() {
+    let sandboxed = |children: V, provider: bool| {
+        let entry = AgentEntry {
+            has_provider: provider,
+            sandboxed: true,
+            ..AgentEntry::default()
+        };
+        agent_with(entry, children)
+    };
+    let one_turn = Limits {
+        max_turns_per_agent: 1,
+        ..limits()
+    };
+    // The provider check comes first: no handshake for an Agent that has no provider.
+    let mut run = Run::new(one_turn);
+    let tree = sandboxed(arr(vec![text("p"), follow_up(text("f"))]), false);
+    assert_eq!(run.eval(tree), engine(EvalError::NoProvider(span(1))));
+    assert_eq!(run.handshakes, 0);
+    // The handshake precedes the turn budget.
+    let mut run = Run::new(one_turn);
+    let tree = sandboxed(arr(vec![text("p"), follow_up(text("f"))]), true);
+    assert_eq!(run.eval(tree), engine(EvalError::MaxTurns(span(1), 1)));
+    assert_eq!(run.handshakes, 1);
+    assert!(run.plans.is_empty());
+    // An accepted handshake runs the provider; unsandboxed Agents never stop for one.
+    let mut run = Run::new(limits());
+    assert_eq!(run.eval(sandboxed(text("p"), true)).unwrap(), "[p]");
+    assert_eq!(run.eval(agent(text("q"))).unwrap(), "[q]");
+    assert_eq!(run.handshakes, 1);
+}
+
+#[test]
+fn agent_handshake_done_out_of_order_is_an_invariant_error() {
+    let mut d = Domain::new(limits());
+    let task = d.new_task(None).unwrap();
+    let step = d.agent_handshake_done(task).unwrap();
+    assert_eq!(step.op, Op::Error);
+    assert_eq!(
+        d.error_message(task).unwrap(),
+        "AML Agent handshake completed out of lifecycle order"
+    );
+}
+
+#[test]
 fn max_agent_calls_counts_each_agent_once_in_completion_order() {
     let one = Limits {
         max_agent_calls: 1,

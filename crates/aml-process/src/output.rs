@@ -6,7 +6,7 @@
 //! non-UTF-8 output is the caller's business.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use tokio::net::unix::pipe;
 
 use crate::control::{Cause, Control};
 use crate::error::ProcessError;
+use crate::sys;
 
 /// Pipe capacity on Linux; larger reads would only ever be partially filled.
 const CHUNK: usize = 64 * 1024;
@@ -103,27 +104,43 @@ impl OutputStream {
 
     /// A chunk that can be read without waiting; `None` at end of stream or when the pipe is
     /// momentarily empty.
+    ///
+    /// Reads the descriptor directly rather than through the reactor's readiness (see
+    /// `sys::read_now`): bytes a dead group left in the pipe must never be reported as absent.
     pub(crate) fn read_available(&mut self) -> Result<Option<Vec<u8>>, ProcessError> {
-        match self.try_read()? {
+        let pipe = &self.pipe;
+        let read = |buffer: &mut [u8]| sys::read_now(pipe.as_fd(), buffer);
+        match Self::read_with(&mut self.eof, &self.budget, &mut self.buffer, read)? {
             Read::Chunk(chunk) => Ok(Some(chunk)),
             Read::Eof | Read::Pending => Ok(None),
         }
     }
 
     fn try_read(&mut self) -> Result<Read, ProcessError> {
-        self.budget.check()?;
-        if self.eof {
+        let pipe = &self.pipe;
+        let read = |buffer: &mut [u8]| pipe.try_read(buffer);
+        Self::read_with(&mut self.eof, &self.budget, &mut self.buffer, read)
+    }
+
+    fn read_with(
+        eof: &mut bool,
+        budget: &Budget,
+        buffer: &mut [u8],
+        mut read: impl FnMut(&mut [u8]) -> io::Result<usize>,
+    ) -> Result<Read, ProcessError> {
+        budget.check()?;
+        if *eof {
             return Ok(Read::Eof);
         }
         loop {
-            match self.pipe.try_read(&mut self.buffer) {
+            match read(buffer) {
                 Ok(0) => {
-                    self.eof = true;
+                    *eof = true;
                     return Ok(Read::Eof);
                 }
                 Ok(read) => {
-                    self.budget.charge(read)?;
-                    return Ok(Read::Chunk(self.buffer[..read].to_vec()));
+                    budget.charge(read)?;
+                    return Ok(Read::Chunk(buffer[..read].to_vec()));
                 }
                 Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
                     return Ok(Read::Pending)

@@ -200,3 +200,19 @@ pub fn process_exists(pid: u32) -> bool {
     let result = unsafe { libc::kill(pid, 0) };
     result == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
+
+/// One `read(2)` on a non-blocking descriptor, ignoring any readiness cache: `WouldBlock` means
+/// the pipe really is empty right now. Used to drain what a dead group left behind, because
+/// tokio's `try_read` answers `WouldBlock` without reading until its reactor has observed the
+/// readiness, which on a multi-thread runtime may still be in flight.
+pub(crate) fn read_now(fd: std::os::fd::BorrowedFd<'_>, buffer: &mut [u8]) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `fd` is open for the duration of the borrow, and `buffer` is valid for writes of
+    // `buffer.len()` bytes.
+    let read = unsafe { libc::read(fd.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
+    if read < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(read as usize)
+    }
+}

@@ -259,6 +259,8 @@ pub struct Run {
     /// Provider calls holding a scheduler slot right now, and the most ever observed.
     pub active: u64,
     pub max_active: u64,
+    /// Sandbox handshakes the driver accepted (`Op::Handshake`), in order.
+    pub handshakes: u32,
 }
 
 /// Where a resumable drive stopped.
@@ -320,6 +322,7 @@ impl Run {
             provider: Rc::new(|plan: &PlanRecord| Ok(format!("[{}]", plan.prompt))),
             active: 0,
             max_active: 0,
+            handshakes: 0,
         }
     }
 
@@ -518,6 +521,12 @@ impl Run {
                         | Some(Prim::FollowUp(children)) => children.clone(),
                         _ => panic!("Children for a node without children"),
                     });
+                }
+                Op::Handshake => {
+                    // This driver accepts every handshake; the facade owns the real check.
+                    self.handshakes += 1;
+                    let s = self.d.agent_handshake_done(task);
+                    drv.pending = Some(s.map_err(Failure::Engine)?);
                 }
                 Op::Agent => return Ok(Paused::Agent),
                 Op::Complete => panic!("Complete: this driver models no scope primitives"),

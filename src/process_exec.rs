@@ -1,0 +1,134 @@
+//! One-shot execution for `<Script>` host runs: spawn, close stdin, collect bounded output,
+//! tear the group down, all in one Promise (one JS → Rust round trip per Script).
+//!
+//! Cancellation: the facade takes a token id from [`process_cancellation`] before calling
+//! [`process_exec`] and cancels it from its abort listener; the supervisor then kills the tree
+//! and the exec resolves with the "cancelled" fault once the group is reaped. The exec forgets
+//! its token when it finishes, so a late cancel is a no-op.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use napi::bindgen_prelude::{Buffer, Object};
+use napi::{Env, Result};
+use napi_derive::napi;
+use tokio_util::sync::CancellationToken;
+
+use crate::guard::guard;
+use crate::process::{options, Exit, Fault};
+use crate::process_runtime::spawn_promise;
+
+#[derive(Default)]
+struct Tokens {
+    live: HashMap<u32, CancellationToken>,
+    next: u32,
+}
+
+static TOKENS: Mutex<Option<Tokens>> = Mutex::new(None);
+
+fn tokens<R>(f: impl FnOnce(&mut Tokens) -> R) -> R {
+    let mut tokens = TOKENS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(tokens.get_or_insert_with(Tokens::default))
+}
+
+/// A new cancellation token for one `processExec`; returns its id.
+#[napi]
+pub fn process_cancellation() -> Result<u32> {
+    guard(|| {
+        Ok(tokens(|tokens| {
+            let id = loop {
+                tokens.next = tokens.next.wrapping_add(1).max(1);
+                if !tokens.live.contains_key(&tokens.next) {
+                    break tokens.next;
+                }
+            };
+            tokens.live.insert(id, CancellationToken::new());
+            id
+        }))
+    })
+}
+
+/// Cancels token `id` (the exec using it kills its tree). Unknown ids are ignored.
+#[napi]
+pub fn process_cancel(id: u32) -> Result<()> {
+    guard(|| {
+        if let Some(token) = tokens(|tokens| tokens.live.get(&id).cloned()) {
+            token.cancel();
+        }
+        Ok(())
+    })
+}
+
+/// What a finished exec produced: the exit (or the fault) and the raw output bytes.
+#[napi(object)]
+pub struct ExecOutcome {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub fault: Option<Fault>,
+    pub stdout: Option<Buffer>,
+    pub stderr: Option<Buffer>,
+}
+
+/// Runs `command` to completion with stdin closed; see the module docs. `child_env` is the
+/// complete environment as flat pairs; `output_limit` bounds stdout+stderr together.
+#[napi(ts_return_type = "Promise<ExecOutcome>")]
+#[allow(clippy::too_many_arguments)]
+pub fn process_exec(
+    env: &Env,
+    command: String,
+    args: Vec<String>,
+    cwd: String,
+    child_env: Vec<String>,
+    timeout_ms: Option<f64>,
+    output_limit: Option<f64>,
+    cancellation: Option<u32>,
+) -> Result<Object<'_>> {
+    let mut options = options(cwd, child_env, timeout_ms, output_limit);
+    options.cancel = cancellation.and_then(|id| tokens(|tokens| tokens.live.get(&id).cloned()));
+    let run = async move {
+        let result = aml_process::exec(&command, &args, options).await;
+        if let Some(id) = cancellation {
+            tokens(|tokens| tokens.live.remove(&id));
+        }
+        Ok(result)
+    };
+    spawn_promise(env, run, |_, result| {
+        Ok(match result {
+            Ok(output) => {
+                let exit = Exit::from_result(&Ok(output.exit));
+                ExecOutcome {
+                    exit_code: exit.exit_code,
+                    signal: exit.signal,
+                    fault: None,
+                    stdout: Some(output.stdout.into()),
+                    stderr: Some(output.stderr.into()),
+                }
+            }
+            Err(error) => ExecOutcome {
+                exit_code: None,
+                signal: None,
+                fault: Some((&error).into()),
+                stdout: None,
+                stderr: None,
+            },
+        })
+    })
+}
+
+/// Whether the process runtime was ever started in this addon instance.
+#[napi]
+pub fn process_runtime_started() -> bool {
+    crate::process_runtime::started()
+}
+
+fn explode() -> Result<()> {
+    panic!("async process panic")
+}
+
+/// Panics inside the async bridge (tests prove it becomes a rejected Promise).
+#[napi(ts_return_type = "Promise<void>")]
+pub fn process_panic_for_test(env: &Env) -> Result<Object<'_>> {
+    spawn_promise(env, async { explode() }, |_, ()| Ok(()))
+}
