@@ -8,6 +8,7 @@ export { createConsoleTracer } from "./lib/console-tracer.js"
 export { defineAgentProvider } from "./lib/define-agent-provider.js"
 export { EvaluationError, ToolInputError, ToolOutputError, WorkspaceConflictError } from "./lib/errors.js"
 export { Fragment } from "./lib/fragment.js"
+export { localSandbox } from "./lib/local-sandbox.js"
 export { defineMcpServer } from "./lib/mcp-server.js"
 export {
   Agent,

@@ -107,6 +107,23 @@ describe("failure", () => {
   })
 })
 
+describe("shared budgets", () => {
+  it("branches draw on the evaluation's maxAgentCalls: the branch over budget fails alone", async () => {
+    const provider = { name: "p", async run(request: any) { return { text: request.prompt } } }
+    const error = await failureOf(() =>
+      new AmlRuntime({ agentProvider: provider, maxAgentCalls: 2 }).evaluate(
+        <Parallel>
+          <Agent>a</Agent>
+          <Agent>b</Agent>
+          <Agent>c</Agent>
+        </Parallel>,
+      ),
+    )
+    expect(error).toBeInstanceOf(EvaluationError)
+    expect(error.message).toMatch(/^AML evaluation exceeded maxAgentCalls 2 at Agent span-\d+$/)
+  })
+})
+
 /** A provider that waits until its signal aborts, then records what it saw and rejects. */
 function abortAware() {
   const started: string[] = []

@@ -1,7 +1,7 @@
 // A tiny benchmark harness: warm up, run several rounds, report the median per-item cost.
 // The machines are noisy, so only medians are printed, never single runs.
 
-export async function measure(label, { items, rounds = 9, warmup = 2, run }) {
+export async function measure(label, { items, rounds = 11, warmup = 4, run }) {
   for (let i = 0; i < warmup; i++) await run()
   const perItem = []
   for (let i = 0; i < rounds; i++) {

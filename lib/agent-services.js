@@ -30,13 +30,37 @@ export function observabilityOf(context) {
   return observabilityServices.get(context)
 }
 
-/** An observability service writing to `domain` under the Agent span `agentSpanId`. */
+/**
+ * An observability service writing to `domain` under the Agent span `agentSpanId`. A class
+ * with prototype methods rather than closures: one is made per Agent call, on the hot path.
+ */
+class Observability {
+  #domain
+  #agentSpanId
+
+  constructor(domain, agentSpanId) {
+    this.#domain = domain
+    this.#agentSpanId = agentSpanId
+    Object.freeze(this)
+  }
+
+  closeSpan(spanId, attributes, sensitive) {
+    this.#domain.closeSpan(spanId, false, undefined, attributes, sensitive)
+  }
+
+  failSpan(spanId, error) {
+    this.#domain.closeSpan(spanId, true, error)
+  }
+
+  openSpan(name, attributes, sensitive, parentSpanId) {
+    return this.#domain.openSpan("agent", name, parentSpanId ?? this.#agentSpanId, { attributes, sensitive })
+  }
+
+  point(spanId, name, attributes, sensitive) {
+    this.#domain.point(spanId, undefined, name, attributes, sensitive)
+  }
+}
+
 export function createObservability(domain, agentSpanId) {
-  return Object.freeze({
-    closeSpan: (spanId, attributes, sensitive) => domain.closeSpan(spanId, false, undefined, attributes, sensitive),
-    failSpan: (spanId, error) => domain.closeSpan(spanId, true, error),
-    openSpan: (name, attributes, sensitive, parentSpanId) =>
-      domain.openSpan("agent", name, parentSpanId ?? agentSpanId, { attributes, sensitive }),
-    point: (spanId, name, attributes, sensitive) => domain.point(spanId, undefined, name, attributes, sensitive),
-  })
+  return new Observability(domain, agentSpanId)
 }
