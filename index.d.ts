@@ -770,6 +770,39 @@ export interface SandboxRuntime {
   spawn(command: string, args?: readonly string[], options?: SandboxExecOptions): Promise<SandboxProcess>
 }
 
+/** Options of {@link spawnLocalProcess}. */
+export interface LocalProcessOptions {
+  /** Runs before the process tree is terminated by `kill()` (once; `kill()` is memoised). */
+  beforeKill?: () => Promise<void> | void
+  /** Working directory of the process; also its `PWD`. */
+  cwd: string
+  /** Added to (and overriding) `process.env` for the child. */
+  env?: Readonly<Record<string, string>>
+  /** Aborting it kills the process tree; `wait()` then rejects with `signal.reason`. */
+  signal: AbortSignal
+  /** Kills the process tree when it is still running after this many milliseconds. */
+  timeoutMs?: number
+}
+
+/**
+ * Starts a host process as the leader of its own process group, with env
+ * `{...process.env, ...env, PWD: cwd}` and piped stdio as Web streams. The id is
+ * `"local-process:<pid>"`. `kill()` runs `beforeKill`, then terminates the whole tree
+ * (SIGTERM, a 2 s grace period, SIGKILL) and resolves once every member is reaped; several
+ * failures reject with `AggregateError("Process cleanup failed")`. `wait()` is memoised and
+ * rejects with `signal.reason` after an abort and with
+ * `Error("Local process exited from signal <NAME>")` when a signal ended the process.
+ *
+ * @throws `signal.reason` when already aborted; Node's spawn error (`code: "ENOENT"`, …) when
+ *   the process cannot start; `Error("Local process transport failed to create process
+ *   pipes")` when its pipes cannot be set up.
+ */
+export declare function spawnLocalProcess(
+  command: string,
+  args: readonly string[],
+  options: LocalProcessOptions,
+): Promise<SandboxProcess>
+
 /** Frozen request for one outer Sandbox lease. */
 export interface SandboxAcquireRequest {
   readonly access: SandboxAccess

@@ -9,6 +9,7 @@ export { defineAgentProvider } from "./lib/define-agent-provider.js"
 export { EvaluationError, ToolInputError, ToolOutputError, WorkspaceConflictError } from "./lib/errors.js"
 export { Fragment } from "./lib/fragment.js"
 export { localSandbox } from "./lib/local-sandbox.js"
+export { spawnLocalProcess } from "./lib/local-process.js"
 export { defineMcpServer } from "./lib/mcp-server.js"
 export {
   Agent,

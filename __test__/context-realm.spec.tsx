@@ -174,9 +174,8 @@ describe("documented examples", () => {
         <SupportAgent />
       </SessionContext.Provider>
     )
-    await expect(new AmlRuntime({ agentProvider: provider, allowedTools: ["get_current_user_orders"] }).evaluate(tree)).resolves.toBe(
-      `Review this user's orders. [{"id":"o-1","userId":"u-7"}]`,
-    )
+    const runtime = new AmlRuntime({ agentProvider: provider, allowedTools: ["get_current_user_orders"] })
+    await expect(runtime.evaluate(tree)).resolves.toBe(`Review this user's orders. [{"id":"o-1","userId":"u-7"}]`)
   })
 
   it("SPEC §18: the Context part of the complete example (Skill, Workspace, Sandbox left out)", async () => {

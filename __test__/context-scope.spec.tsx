@@ -187,9 +187,10 @@ describe("transparency", () => {
     for (let i = 0; i < 5; i++) wrapped = <Name.Provider value={`w${i}`}>{wrapped as any}</Name.Provider>
     // Three Levels plus Read are four component levels in the wrapped tree.
     await expect(new AmlRuntime({ maxDepth: 3 }).evaluate(plain as any)).resolves.toBe("x")
-    expectError(await failureOf(() => new AmlRuntime({ maxDepth: 2 }).evaluate(plain as any)), EvaluationError, "AML evaluation exceeded maxDepth 2")
+    const tooDeep = (maxDepth: number, tree: unknown) => failureOf(() => new AmlRuntime({ maxDepth }).evaluate(tree as any))
+    expectError(await tooDeep(2, plain), EvaluationError, "AML evaluation exceeded maxDepth 2")
     await expect(new AmlRuntime({ maxDepth: 4 }).evaluate(wrapped as any)).resolves.toBe("v")
-    expectError(await failureOf(() => new AmlRuntime({ maxDepth: 3 }).evaluate(wrapped as any)), EvaluationError, "AML evaluation exceeded maxDepth 3")
+    expectError(await tooDeep(3, wrapped), EvaluationError, "AML evaluation exceeded maxDepth 3")
   })
 
   it("a Provider emits no span: descendants are parented to the enclosing span", async () => {

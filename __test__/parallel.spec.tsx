@@ -121,7 +121,8 @@ describe("order and concurrency", () => {
         <Agent>d</Agent>
       </Parallel>
     )
-    await expect(new AmlRuntime({ agentProvider: provider, maxConcurrentAgents: 2 }).evaluate(tree)).resolves.toBe("[a][b][c][d]")
+    const runtime = new AmlRuntime({ agentProvider: provider, maxConcurrentAgents: 2 })
+    await expect(runtime.evaluate(tree)).resolves.toBe("[a][b][c][d]")
     expect(state.max).toBe(2)
   })
 
@@ -174,7 +175,8 @@ describe("order and concurrency", () => {
       </Parallel>
     )
     await expect(new AmlRuntime({ maxDepth: 2 }).evaluate(tree)).resolves.toBe("x")
-    expectError(await failureOf(() => new AmlRuntime({ maxDepth: 1 }).evaluate(tree)), EvaluationError, "AML evaluation exceeded maxDepth 1")
+    const error = await failureOf(() => new AmlRuntime({ maxDepth: 1 }).evaluate(tree))
+    expectError(error, EvaluationError, "AML evaluation exceeded maxDepth 1")
   })
 })
 

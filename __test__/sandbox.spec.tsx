@@ -100,14 +100,8 @@ describe("outer <Sandbox> acquisition request", () => {
       ran = true
       return "x"
     }
-    await expectEvaluationError(
-      new AmlRuntime().evaluate(
-        <Sandbox>
-          <Child />
-        </Sandbox>,
-      ),
-      "<Sandbox> requires a provider or AmlRuntime sandboxProvider",
-    )
+    const tree = <Sandbox><Child /></Sandbox>
+    await expectEvaluationError(new AmlRuntime().evaluate(tree), "<Sandbox> requires a provider or AmlRuntime sandboxProvider")
     expect(ran).toBe(false)
   })
 
@@ -115,14 +109,7 @@ describe("outer <Sandbox> acquisition request", () => {
     const { runtime, sandbox } = setup()
     const message = '<Sandbox> access must be "read-only" or "read-write"'
     await expectEvaluationError(runtime.evaluate(<Sandbox access={access as any} />), message)
-    await expectEvaluationError(
-      runtime.evaluate(
-        <Sandbox>
-          <Sandbox access={access as any} />
-        </Sandbox>,
-      ),
-      message,
-    )
+    await expectEvaluationError(runtime.evaluate(<Sandbox><Sandbox access={access as any} /></Sandbox>), message)
     expect(sandbox.acquisitions).toHaveLength(1)
     expect(sandbox.releases).toHaveLength(1)
   })
@@ -227,11 +214,7 @@ describe("nested <Sandbox> views", () => {
 
   test("descendants get a frozen session without release or acquire", async () => {
     const { runtime, session } = setup()
-    await runtime.evaluate(
-      <Sandbox access="read-write">
-        <Probe />
-      </Sandbox>,
-    )
+    await runtime.evaluate(<Sandbox access="read-write"><Probe /></Sandbox>)
     const view = session()
     expect(Object.keys(view)).toEqual(["access", "cwd", "lease", "nested", "provider", "root"])
     expect(Object.keys(view.lease)).toEqual(["handle", "id", "runtime"])
@@ -268,11 +251,7 @@ describe("trace and placement", () => {
       sink(event)
       if (event.kind === "sandbox") log.push(`${event.type} ${event.spanId}`)
     })
-    await runtime.evaluate(
-      <Sandbox>
-        <Sandbox />
-      </Sandbox>,
-    )
+    await runtime.evaluate(<Sandbox><Sandbox /></Sandbox>)
     const spans = events.filter((event) => event.kind === "sandbox" && event.type === "span.start")
     expect(spans.map((span) => [span.spanId, span.parentSpanId, span.name, span.attributes])).toEqual([
       ["span-1", "trace-0", "Sandbox", { nested: false }],

@@ -425,19 +425,23 @@ describe("<FollowUp> placement (AG-3)", () => {
     expect(calls[0].request.followUps).toEqual(["deep"])
   })
 
-  // <Sandbox> is not implemented by this build: it rejects when entered, before its children,
-  // so the FollowUp-under-a-lexical-wrapper rule can only be reached from the engine tests
-  // (crates/aml-engine/tests/agents.rs). This pins the current behaviour so the case is
-  // revisited when Sandbox lands.
-  test("under <Sandbox> today: Sandbox itself rejects first (wrapper rule covered in Rust)", async () => {
+  // A <Sandbox> scope frame is a lexical wrapper between the Agent and the FollowUp.
+  test("under <Sandbox> inside an Agent: not an immediate message descriptor", async () => {
     const { provider } = recorder()
     const followUp = vi.fn(() => "x")
     const Content = followUp as any
+    const released: string[] = []
+    const sandbox = { name: "s", acquire: async (request: any) => ({
+      handle: null,
+      id: "s-1",
+      release: async () => void released.push("s-1"),
+      runtime: { access: request.access, cwd: request.cwd, root: request.root, exec: async () => ({}), spawn: async () => ({}) },
+    }) }
     const error = await rejection(
       runtimeWith(provider).evaluate(
         <Agent>
           p
-          <Sandbox>
+          <Sandbox provider={sandbox as any}>
             <FollowUp>
               <Content />
             </FollowUp>
@@ -446,11 +450,9 @@ describe("<FollowUp> placement (AG-3)", () => {
       ),
     )
     expect(error).toBeInstanceOf(EvaluationError)
-    expect([
-      "<Sandbox> is not implemented by this build of @aml-jsx/sdk yet",
-      "<FollowUp> must be an immediate message descriptor of <Agent>",
-    ]).toContain(error.message)
+    expect(error.message).toBe("<FollowUp> must be an immediate message descriptor of <Agent>")
     expect(followUp).not.toHaveBeenCalled()
+    expect(released).toEqual(["s-1"])
   })
 })
 

@@ -32,6 +32,12 @@ const PIPES_FAILED = "Local process transport failed to create process pipes"
 /** Backstop: a process nobody references any more is released (its tree torn down). */
 const abandoned = new FinalizationRegistry((handle) => processRelease(handle))
 
+/** Throws what kill() collected: nothing, the one failure, or all of them aggregated. */
+export function cleanupFailure(errors) {
+  if (errors.length === 1) throw errors[0]
+  if (errors.length > 1) throw new AggregateError(errors, "Process cleanup failed")
+}
+
 /** The native handle and what is known about it; shared by the process and its streams. */
 class HandleState {
   constructor(handle) {
@@ -89,6 +95,11 @@ function stdinStream(state) {
     if (!state.released) processCloseStdin(state.handle)
   }
   return new WritableStream({
+    start(controller) {
+      // `abort()` waits for an in-flight write before calling the sink's abort, and a write
+      // to a child that never reads never finishes: the controller's signal fires at once.
+      controller.signal?.addEventListener("abort", close, { once: true })
+    },
     write(chunk) {
       if (!ArrayBuffer.isView(chunk)) throw new TypeError("Local process stdin accepts only Uint8Array chunks")
       return processWrite(state.handle, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
@@ -159,8 +170,7 @@ class LocalProcess {
         if (!state.released) errors.push(error)
       }
     }
-    if (errors.length === 1) throw errors[0]
-    if (errors.length > 1) throw new AggregateError(errors, "Process cleanup failed")
+    cleanupFailure(errors)
   }
 
   /** The exit, memoised: `{ exitCode }`, or the abort reason, or the killing signal. */

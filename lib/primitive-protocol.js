@@ -11,6 +11,7 @@ import { PRIMITIVE_KIND } from "./node.js"
 import { isNormalized } from "./normalized.js"
 import { PRIMITIVE_LABELS } from "./primitives.js"
 import { enterSandbox } from "./sandbox.js"
+import { enterScript } from "./script.js"
 import { enterSkill } from "./skill.js"
 import { toolPort } from "./tool-registry.js"
 
@@ -89,6 +90,8 @@ export function enterPrimitive(domain, task, node, slot) {
       return grantTool(domain, task, node.props)
     case "mcp":
       return grantMcp(domain, task, node.props)
+    case "script":
+      return enterScript(domain, task, node, slot)
     case "skill":
       return enterSkill(domain, task, node, slot)
     default:

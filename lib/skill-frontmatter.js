@@ -23,20 +23,29 @@ function blockScalar(style, lines) {
   return style === "|" ? text.join("\n") : text.join(" ")
 }
 
+/** After a quoted scalar only whitespace and a comment may follow. */
+function trailerOk(rest) {
+  return /^\s*(?:#.*)?$/.test(rest)
+}
+
 function scalar(raw) {
   const value = raw.trim()
   if (value.startsWith('"')) {
+    // The closing quote is the first one not escaped by a backslash.
+    const close = /^"(?:[^"\\]|\\.)*"/.exec(value)
+    if (close === null || !trailerOk(value.slice(close[0].length))) return undefined
     // YAML double-quoted escapes are a superset of JSON's for everything SKILL.md uses.
     try {
-      const parsed = JSON.parse(value)
-      return typeof parsed === "string" ? parsed : undefined
+      return JSON.parse(close[0])
     } catch {
       return undefined
     }
   }
   if (value.startsWith("'")) {
-    if (value.length < 2 || !value.endsWith("'")) return undefined
-    return value.slice(1, -1).replaceAll("''", "'")
+    // Inside single quotes, '' is an escaped quote.
+    const close = /^'(?:[^']|'')*'/.exec(value)
+    if (close === null || !trailerOk(value.slice(close[0].length))) return undefined
+    return close[0].slice(1, -1).replaceAll("''", "'")
   }
   // Plain scalar: a " #" starts a comment.
   const comment = value.search(/\s#/)
@@ -56,11 +65,17 @@ function fields(lines) {
     let end = i + 1
     while (end < lines.length && (lines[end].trim() === "" || /^\s/.test(lines[end]))) end++
     const block = BLOCK.exec(raw.trim())
-    let value
-    if (block !== null) value = end > i + 1 ? blockScalar(block[1], lines.slice(i + 1, end)) : ""
-    else if (raw.trim() !== "") value = scalar(raw)
+    // `null` stands for a value that is not a string (a nested map or list, or nothing).
+    let value = null
+    if (block !== null) {
+      value = end > i + 1 ? blockScalar(block[1], lines.slice(i + 1, end)) : ""
+    } else if (raw.trim() !== "") {
+      // A multi-line flow scalar: indented continuation lines fold into single spaces.
+      const continued = lines.slice(i + 1, end).map((next) => next.trim())
+      value = scalar([raw, ...continued].filter((part) => part !== "").join(" "))
+      if (value === undefined) return `frontmatter field "${match[1]}" is not a valid YAML string`
+    }
     i = end - 1
-    if (value === undefined) return `frontmatter field "${match[1]}" is not a valid YAML string`
     if (result.has(match[1])) return `frontmatter field "${match[1]}" appears twice`
     result.set(match[1], value)
   }

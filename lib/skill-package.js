@@ -54,9 +54,10 @@ export async function readUtf8(domain, absolute) {
   return decode(domain, absolute, bytes)
 }
 
+/** Whether `target` is `root` or lies below it (a name like "..x" is below it). */
 function inside(root, target) {
   const rel = relative(root, target)
-  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
+  return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
 }
 
 /** Walks the package breadth-first (parents before children), in sorted name order. */

@@ -60,7 +60,7 @@ function fallbackText(entry) {
  * it), so `name` / `description` props may only repeat it, and inline children are refused:
  * the body reaches the Agent through the staged files, never through the prompt.
  */
-function packageOutput(domain, spec, pkg) {
+function packageOutput(spec, pkg) {
   if (spec.hasChildren) throw new EvaluationError("<Skill> package src does not accept children")
   for (const prop of ["name", "description"]) {
     if (spec[prop] !== undefined && spec[prop] !== pkg.entry[prop]) {
@@ -88,7 +88,7 @@ async function complete(domain, task, spec, inline) {
     }
     if (info.isDirectory()) {
       pkg = await readPackage(domain, absolute)
-      output = packageOutput(domain, spec, pkg)
+      output = packageOutput(spec, pkg)
     } else {
       // Anything else is read as the file form (SK-1), as the application named it.
       const text = await readUtf8(domain, absolute)

@@ -153,6 +153,12 @@ impl Task {
             }
             self.agents += 1;
         }
+        // The Agent a `<Loop>` render selects gets the runtime-owned state Tool first, so an
+        // authored Tool of that name is a duplicate and the allowlist never sees it.
+        let tools = match self.select_loop_agent() {
+            Ok(grant) => grant.into_iter().collect(),
+            Err(e) => return self.reject(e, sh),
+        };
         let mut base_system = Vec::new();
         for part in [Some(sh.runtime_system.as_str()), entry.system.as_deref()]
             .into_iter()
@@ -175,7 +181,7 @@ impl Task {
             prompt: String::new(),
             follow_ups: Vec::new(),
             systems: Vec::new(),
-            tools: Vec::new(),
+            tools,
             mcp: Vec::new(),
             skills: Vec::new(),
         };

@@ -189,6 +189,12 @@ impl Domain {
             .ok_or(NO_TASK)
     }
 
+    /// A live task with the shared state, for engine modules that extend `Domain`.
+    pub(crate) fn parts(&mut self, id: TaskId) -> Result<(&mut Task, &mut Shared), EvalError> {
+        let task = self.tasks.get_mut(id as usize).and_then(Option::as_mut);
+        Ok((task.ok_or(NO_TASK)?, &mut self.shared))
+    }
+
     fn with_task(
         &mut self,
         id: TaskId,

@@ -51,6 +51,17 @@ pub enum EvalError {
     StructuredNotOneAgent,
     #[error("Structured evaluate() cannot include text outside its <Agent>")]
     StructuredTextOutside,
+    /// Loop render selection (INVENTORY LP-1): text, another primitive, no Agent or a
+    /// second Agent outside the selected one.
+    #[error("<Loop> render must resolve to exactly one <Agent>")]
+    LoopRenderNotOneAgent,
+    #[error("<Loop> render arrays cannot contain cycles")]
+    LoopRenderArrayCycle,
+    #[error("<Loop> render nodes cannot contain cycles")]
+    LoopRenderNodeCycle,
+    /// `(limit, Loop name, iteration)`.
+    #[error("AML evaluation exceeded maxStateTransitions {0} at Loop \"{1}\" iteration {2}")]
+    MaxStateTransitions(u64, String, u64),
     /// A driver broke the protocol (RT-5 style invariant); reachable only on bugs.
     #[error("{0}")]
     Invariant(&'static str),

@@ -9,6 +9,8 @@ pub(crate) struct Shared {
     pub tracer: Tracer,
     /// Provider-backed Agent sessions reserved so far (maxAgentCalls).
     pub agent_calls: u64,
+    /// Committed `<Loop>` state transitions so far (maxStateTransitions).
+    pub state_transitions: u64,
     /// The runtime allowlist of Tool names; `None` is unrestricted.
     pub allowed_tools: Option<Vec<String>>,
     /// The runtime allowlist of MCP server names; `None` is unrestricted.

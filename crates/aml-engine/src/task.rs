@@ -51,6 +51,9 @@ pub(crate) struct Task {
     /// Structured evaluation: exactly one Agent and no text outside it.
     pub(crate) structured: bool,
     pub(crate) agents: u32,
+    /// A `<Loop>` render task: the facade's reference of the iteration's `aml_set_state`
+    /// Tool, granted to the one selected Agent (loop_render.rs).
+    pub(crate) loop_tool: Option<u32>,
 }
 
 impl Task {
@@ -71,6 +74,7 @@ impl Task {
             error: None,
             structured: false,
             agents: 0,
+            loop_tool: None,
         }
     }
 
@@ -114,7 +118,7 @@ impl Task {
             return self.advance(sh);
         }
         if self.is_active(identity) {
-            return self.reject(EvalError::ArrayCycle, sh);
+            return self.reject(self.array_cycle(), sh);
         }
         self.active.insert(identity);
         self.frames.push(Frame::Array {
@@ -132,11 +136,14 @@ impl Task {
         sh: &mut Shared,
     ) -> Step {
         if self.is_active(identity) {
-            return self.reject(EvalError::NodeCycle, sh);
+            return self.reject(self.node_cycle(), sh);
         }
         let counted = kind_adds_depth(kind);
         if counted && !sh.limits.depth_allows(self.depth() + 1) {
             return self.reject(EvalError::MaxDepth(sh.limits.max_depth), sh);
+        }
+        if let Some(error) = self.loop_placement(kind) {
+            return self.reject(error, sh);
         }
         let (span, reported, op) = match kind {
             NodeKind::Component => {
@@ -230,8 +237,10 @@ impl Task {
     /// landing in its parent channel, which is never "text outside the Agent".
     pub(crate) fn append(&mut self, text: &str, agent_result: bool) -> Result<(), EvalError> {
         let Some(&index) = self.captures.last() else {
-            if self.structured && !agent_result && !text.is_empty() {
-                return Err(EvalError::StructuredTextOutside);
+            if !agent_result && !text.is_empty() {
+                if let Some(error) = self.text_outside_error() {
+                    return Err(error);
+                }
             }
             self.output.push_str(text);
             return Ok(());
@@ -284,8 +293,8 @@ impl Task {
         loop {
             match self.frames.last_mut() {
                 None => {
-                    if self.structured && self.agents != 1 {
-                        return self.reject(EvalError::StructuredNotOneAgent, sh);
+                    if let Some(error) = self.selection_error() {
+                        return self.reject(error, sh);
                     }
                     return self.step(Op::Done, sh);
                 }

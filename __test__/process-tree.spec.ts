@@ -1,0 +1,98 @@
+// Process-tree safety for both host paths: a cancelled <Script> and a killed
+// spawnLocalProcess leave nothing of a 3-level tree behind — no process and no zombie
+// (process.kill(pid, 0) throws ESRCH) — by the time the evaluation rejects or kill()/wait()
+// resolve; a tree that ignores SIGTERM is SIGKILLed after the 2 s grace period.
+import { join } from "node:path"
+
+import { afterAll, describe, expect, test } from "vitest"
+
+import { AmlRuntime, Script, spawnLocalProcess } from "@aml-jsx/sdk"
+import { jsx } from "@aml-jsx/sdk/jsx-runtime"
+
+import { liveProcesses } from "../lib/native.js"
+import { until } from "./support/async.js"
+import { expectAllGone, expectAllGoneNow, readPidFile, readPidLines, tempDir, TREE_PIDS, treeScript } from "./support/processes.js"
+
+const REPETITIONS = 100
+const dir = tempDir("aml-tree-")
+afterAll(() => dir.remove())
+
+const pidOf = (id: string) => Number(id.slice("local-process:".length))
+
+async function killedLocalTree(): Promise<number[]> {
+  const child = await spawnLocalProcess("sh", ["-c", treeScript()], {
+    cwd: dir.path,
+    signal: new AbortController().signal,
+  })
+  const pids = [pidOf(child.id), ...(await readPidLines(child.stdout, TREE_PIDS))]
+  expect(pids).toHaveLength(TREE_PIDS + 1)
+  await child.kill()
+  await expect(child.wait()).rejects.toThrow(/^Local process exited from signal SIG(TERM|KILL)$/)
+  // Stronger than "within 2 s": kill() resolves only once every member is reaped.
+  expectAllGoneNow(pids)
+  await child.stdout.cancel()
+  return pids
+}
+
+async function cancelledScriptTree(runtime: AmlRuntime, round: number): Promise<number[]> {
+  const pidFile = join(dir.path, `script-${round}.pids`)
+  const controller = new AbortController()
+  const reason = new Error(`cancel ${round}`)
+  const run = runtime.evaluate(jsx(Script, { children: treeScript(pidFile), shell: "sh" }), {
+    signal: controller.signal,
+  })
+  const pids = await readPidFile(pidFile, TREE_PIDS)
+  controller.abort(reason)
+  await expect(run).rejects.toBe(reason)
+  expectAllGoneNow(pids)
+  return pids
+}
+
+describe(`${REPETITIONS} repetitions`, () => {
+  test("spawnLocalProcess: kill() takes the whole tree down", async () => {
+    const before = liveProcesses()
+    for (let round = 0; round < REPETITIONS; round++) await expectAllGone(await killedLocalTree())
+    await until(() => liveProcesses() === before, "every handle to be released")
+  }, 120_000)
+
+  test("<Script>: cancellation takes the whole tree down", async () => {
+    const runtime = new AmlRuntime({ cwd: dir.path })
+    for (let round = 0; round < REPETITIONS; round++) await expectAllGone(await cancelledScriptTree(runtime, round))
+  }, 120_000)
+})
+
+describe("a tree that ignores SIGTERM", () => {
+  // `trap "" TERM` is inherited by the sleeps: only SIGKILL ends any of them.
+  const stubborn = (sink = "") => `trap "" TERM; for i in 1 2 3; do sleep 300 & echo $!${sink}; done; wait`
+
+  test("spawnLocalProcess: kill() escalates to SIGKILL after the grace period", async () => {
+    const child = await spawnLocalProcess("sh", ["-c", stubborn()], {
+      cwd: dir.path,
+      signal: new AbortController().signal,
+    })
+    const pids = [pidOf(child.id), ...(await readPidLines(child.stdout, 3))]
+    const started = Date.now()
+    await child.kill()
+    const took = Date.now() - started
+    expect(took).toBeGreaterThanOrEqual(1_900)
+    expect(took).toBeLessThan(5_000)
+    await expect(child.wait()).rejects.toThrow("Local process exited from signal SIGKILL")
+    expectAllGoneNow(pids)
+  })
+
+  test("<Script>: cancellation escalates to SIGKILL after the grace period", async () => {
+    const pidFile = join(dir.path, "stubborn.pids")
+    const runtime = new AmlRuntime({ cwd: dir.path })
+    const controller = new AbortController()
+    const run = runtime.evaluate(jsx(Script, { children: stubborn(` >> ${pidFile}`), shell: "sh" }), {
+      signal: controller.signal,
+    })
+    const pids = await readPidFile(pidFile, 3)
+    const started = Date.now()
+    const reason = new Error("stop")
+    controller.abort(reason)
+    await expect(run).rejects.toBe(reason)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900)
+    expectAllGoneNow(pids)
+  })
+})
