@@ -6,7 +6,7 @@ import { createObservability, observabilityServices, structuredOutputServices } 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { withStagedSkills } from "./skill-staging.js"
-import { instrumentTool } from "./tool-instrumentation.js"
+import { grantedTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
 
@@ -111,7 +111,7 @@ export async function runAgent(domain, task, entry, structured) {
   // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).
   const lease = { open: true }
   request.tools =
-    refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => instrumentTool(domain, domain.tools[ref], trace, lease)))
+    refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace
   Object.freeze(request)
   const context = createExecutionContext(domain, trace, entry.sandbox)

@@ -76,6 +76,31 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
 }
 
 /**
+ * The signal of one provider-initiated call: the provider may narrow cancellation per call
+ * (TL-3); the evaluation's own abort still reaches the executor.
+ */
+export function toolSignal(domain, context) {
+  const signal = domain.signal
+  try {
+    const own = context?.signal
+    if (own instanceof AbortSignal && own !== signal) return AbortSignal.any([own, signal])
+  } catch {
+    // A hostile context getter: keep the evaluation's signal.
+  }
+  return signal
+}
+
+/**
+ * One `request.tools` entry for the table entry `entry`: a runtime-owned Tool (the Loop's
+ * `aml_set_state`, lib/loop-state-tool.js) builds its own wrapper; a registered port is
+ * instrumented.
+ */
+export function grantedTool(domain, entry, agentTrace, lease) {
+  if (typeof entry.instrument === "function") return entry.instrument(agentTrace, lease)
+  return instrumentTool(domain, entry, agentTrace, lease)
+}
+
+/**
  * Wraps `port` for one Agent call whose trace identity is `agentTrace`. `lease.open` is
  * true while the provider call runs: a Tool is the Agent's capability, so a provider that
  * kept the wrapper cannot run it after the Agent completed.
@@ -86,16 +111,7 @@ export function instrumentTool(domain, port, agentTrace, lease) {
     if (!lease.open || domain.closed) {
       throw new EvaluationError(`Tool "${name}" was called after its Agent completed`)
     }
-    // The provider may narrow cancellation per call (TL-3); the evaluation's own abort
-    // still reaches the executor.
-    let signal = domain.signal
-    try {
-      const own = context?.signal
-      if (own instanceof AbortSignal && own !== signal) signal = AbortSignal.any([own, signal])
-    } catch {
-      // A hostile context getter: keep the evaluation's signal.
-    }
-    return runToolSpan(domain, port, input, agentTrace.spanId, signal)
+    return runToolSpan(domain, port, input, agentTrace.spanId, toolSignal(domain, context))
   }
   return Object.freeze({
     description: port.description,

@@ -7,6 +7,7 @@ pub mod agent;
 pub mod evaluation;
 mod guard;
 pub mod json_schema;
+pub mod loop_state;
 pub mod process;
 pub mod process_exec;
 mod process_pipe;

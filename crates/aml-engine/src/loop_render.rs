@@ -141,8 +141,13 @@ impl Domain {
             ("transition".to_string(), AttrValue::Number(count as f64)),
         ];
         let (span_id, parent) = (span.id, span.parent);
-        sh.tracer
-            .point(span_id, parent, "loop.transition".into(), attributes, vec![]);
+        sh.tracer.point(
+            span_id,
+            parent,
+            "loop.transition".into(),
+            attributes,
+            vec![],
+        );
         Ok(count)
     }
 }
