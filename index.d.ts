@@ -605,9 +605,23 @@ export interface AgentRequest {
   readonly output?: AgentOutputRequest
   readonly permissions: AgentPermissions
   readonly prompt: string
+  /**
+   * Skill packages (`<Skill src>` naming a directory with SKILL.md) staged for this call
+   * only; omitted when there are none. Providers with native skill discovery register
+   * `path`; every provider also sees the metadata-only fallback text in the prompt.
+   */
+  readonly skills?: readonly AgentSkill[]
   readonly system: string
   readonly tools: readonly AgentTool[]
   readonly trace?: AmlTraceIdentity
+}
+
+/** A staged Skill package: SKILL.md `name` and `description`, and the staged directory. */
+export interface AgentSkill {
+  readonly name: string
+  readonly description: string
+  /** Absolute, invocation-private directory; removed when the provider call settles. */
+  readonly path: string
 }
 
 /** What a provider returns for one session: the final text and, when asked, structured output. */
@@ -1076,7 +1090,10 @@ export interface SkillProps {
   description?: string
   /** Normalized model-facing name. */
   name?: string
-  /** Local file path resolved from the runtime `cwd`. */
+  /**
+   * Local path resolved from the runtime `cwd`: a text file (inlined), or a package
+   * directory with SKILL.md (staged for the Agent, never inlined). See docs/SKILL.md.
+   */
   src?: string
 }
 

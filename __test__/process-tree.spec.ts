@@ -6,7 +6,7 @@ import { join } from "node:path"
 
 import { afterAll, describe, expect, test } from "vitest"
 
-import { AmlRuntime, Script, spawnLocalProcess } from "@aml-jsx/sdk"
+import { AmlRuntime, Sandbox, Script, localSandbox, spawnLocalProcess } from "@aml-jsx/sdk"
 import { jsx } from "@aml-jsx/sdk/jsx-runtime"
 
 import { liveProcesses } from "../lib/native.js"
@@ -95,4 +95,26 @@ describe("a tree that ignores SIGTERM", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900)
     expectAllGoneNow(pids)
   })
+})
+
+test("cookbook 'Stop a CLI workflow safely': a cancelled Script in a local Sandbox leaves no child", async () => {
+  const pidFile = join(dir.path, "cookbook.pid")
+  const source = `
+sleep 300 &
+child=$!
+printf '%s\\n' "$child" > ${JSON.stringify(pidFile)}
+wait "$child"
+`
+  const tree = jsx(Sandbox, {
+    access: "read-write",
+    children: jsx(Script, { children: source, shell: "sh" }),
+    provider: localSandbox({ workspace: dir.path }),
+  })
+  const controller = new AbortController()
+  const run = new AmlRuntime().evaluate(tree, { signal: controller.signal })
+  const [child] = await readPidFile(pidFile, 1)
+  const reason = new Error("SIGINT")
+  controller.abort(reason)
+  await expect(run).rejects.toBe(reason)
+  await expectAllGone([child!])
 })

@@ -1,6 +1,7 @@
 // <Script> (INVENTORY SC-1): prop errors in the documented order, both forms, host execution
 // (cwd rules, env, output bound, decoding, exit errors, missing commands, timeouts,
 // cancellation). Sandbox execution and spans: script-sandbox.spec.tsx.
+import { execFileSync } from "node:child_process"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 
@@ -163,6 +164,11 @@ describe("host execution", () => {
     expect(await runtime.evaluate(<Script cwd="apps/cli" shell="sh">{"echo $PWD"}</Script>)).toBe(`${expected}\n`)
   })
 
+  test("the reference example: node --version from apps/cli with a timeout", async () => {
+    const out = await runtime.evaluate(<Script cwd="apps/cli" command="node" args={["--version"]} timeoutMs={10_000} />)
+    expect(out).toBe(execFileSync("node", ["--version"], { encoding: "utf8" }))
+  })
+
   test("stdin is closed", async () => {
     expect(await runtime.evaluate(<Script command="cat" />)).toBe("")
   })
@@ -202,6 +208,15 @@ describe("host execution", () => {
   test("a command that does not exist", async () => {
     const error = await expectEvaluationError(<Script command="aml-no-such-command" />, '<Script> could not start "aml-no-such-command"')
     expect(error.cause).toMatchObject({ code: "ENOENT", message: "spawn aml-no-such-command ENOENT" })
+  })
+
+  test("an argument with a NUL byte cannot start", async () => {
+    const error = await expectEvaluationError(<Script command="printf" args={["a\0b"]} />, '<Script> could not start "printf"')
+    expect(error.cause.message).toMatch(/nul byte/)
+  })
+
+  test("the largest timeoutMs is accepted", async () => {
+    expect(await runtime.evaluate(<Script command="echo" args={["ok"]} timeoutMs={Number.MAX_SAFE_INTEGER} />)).toBe("ok\n")
   })
 
   test("a cwd that does not exist", async () => {

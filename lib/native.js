@@ -26,6 +26,19 @@ export const {
   processWrite,
 } = binding
 
+// Rust-native providers (src/tool_dispatch.rs, src/native_scripted.rs, src/cancellation.rs):
+// the one Tool dispatcher, cancellation tokens by id, the scripted test provider.
+export const {
+  cancellationCancel,
+  cancellationCreate,
+  cancellationRelease,
+  liveCancellations,
+  nativeScriptProblem,
+  nativeScriptRun,
+  toolDispatcherInstall,
+  toolDispatcherInstalled,
+} = binding
+
 const {
   agentDone,
   agentHandshakeDone,
@@ -55,6 +68,7 @@ const {
   invalid,
   isStructured,
   liveTasks,
+  loopTransition,
   newTask,
   node,
   openRoot,
@@ -62,6 +76,7 @@ const {
   point,
   releaseAgentSlot,
   scheduleAgent,
+  setLoopRender,
   setStructured,
   setTracing,
   takeError,
@@ -104,6 +119,13 @@ export class NativeEvaluation {
   }
   isStructured(task) {
     return isStructured(this.id, task)
+  }
+  setLoopRender(task, toolReference) {
+    return setLoopRender(this.id, task, toolReference)
+  }
+  /** null, or the maxStateTransitions message (crates/aml-engine/src/loop_render.rs). */
+  loopTransition(task, name, iteration) {
+    return loopTransition(this.id, task, name, iteration)
   }
   text(task, value) {
     return text(this.id, task, value)

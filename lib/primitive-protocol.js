@@ -6,6 +6,7 @@ import { readAgentProps } from "./agent-props.js"
 import { enterContextProvider } from "./context.js"
 import { enterParallel } from "./parallel.js"
 import { EvaluationError } from "./errors.js"
+import { enterLoop } from "./loop.js"
 import { isMcpServer } from "./mcp-server.js"
 import { PRIMITIVE_KIND } from "./node.js"
 import { isNormalized } from "./normalized.js"
@@ -77,6 +78,8 @@ export function enterPrimitive(domain, task, node, slot) {
     }
     case "sandbox":
       return enterSandbox(domain, task, node.props, slot)
+    case "loop":
+      return enterLoop(domain, task, node, slot)
     case "parallel":
       return enterParallel(domain, task, node, slot)
     case "context":

@@ -4,10 +4,12 @@
 //! where the napi registration is compiled out.
 
 pub mod agent;
+pub mod cancellation;
 pub mod evaluation;
 mod guard;
 pub mod json_schema;
 pub mod loop_state;
+pub mod native_scripted;
 pub mod process;
 pub mod process_exec;
 mod process_pipe;
@@ -16,3 +18,4 @@ mod registry;
 pub mod scope;
 pub mod skill;
 pub mod spans;
+pub mod tool_dispatch;

@@ -142,3 +142,66 @@ export declare class DeterministicSandboxProvider<Handle = DeterministicSandboxH
  * @throws {AggregateError} `Sandbox provider "<name>" failed conformance and cleanup`.
  */
 export declare function sandboxProviderConformance(provider: SandboxProvider): Promise<void>
+
+/** One scripted Tool call of a {@link nativeScriptedProvider}. */
+export interface NativeScriptStep {
+  /** The name of a Tool granted to the Agent (`<Tool use>`); other names report an error outcome. */
+  readonly tool: string
+  /** The JSON input, as a model would send it; it goes through the Tool's validation pipeline. */
+  readonly input: unknown
+}
+
+/** The plan of a {@link nativeScriptedProvider}. */
+export interface NativeScriptPlan {
+  /** Provider name; defaults to `"native-scripted"`. Must be non-empty and normalized. */
+  readonly name?: string
+  /** The Tool calls of every run, in order. */
+  readonly steps: readonly NativeScriptStep[]
+  /** Issue every step at once (like a model's parallel tool calls); defaults to one after another. */
+  readonly concurrent?: boolean
+}
+
+/** One finished run of a {@link NativeScriptedProvider}. */
+export interface NativeScriptReport {
+  /**
+   * The response text: one JSON object per step that ran, in step order —
+   * `{"ok":true,"value":<output>}` or
+   * `{"ok":false,"kind":"input"|"output"|"failed"|"cancelled"|"unavailable","name":<error class>,"message":<text>}`.
+   */
+  readonly text: string
+  /** The run was cancelled (its evaluation aborted); a sequential plan stops before its next step. */
+  readonly cancelled: boolean
+}
+
+/** The provider returned by {@link nativeScriptedProvider}. */
+export interface NativeScriptedProvider extends AgentProvider {
+  readonly name: string
+  /** A frozen snapshot of every finished run, aborted ones included, in order. */
+  readonly reports: readonly NativeScriptReport[]
+  /**
+   * Lends `request.tools` to a Rust task that calls them through the native Tool dispatcher.
+   * Resolves with `{ text }` (see {@link NativeScriptReport.text}); when `context.signal`
+   * aborts, the pending native calls settle first, then it rejects with the signal's reason.
+   */
+  run(request: AgentRequest, context: AgentExecutionContext): Promise<AgentResponse>
+}
+
+/**
+ * A test utility for Rust-native provider ports (the ACP engine, the MCP Tool bridge): an
+ * Agent provider whose runs call the granted JavaScript Tools from a tokio task, through the
+ * same weak threadsafe-function dispatcher and the same validation pipeline, `tool` spans and
+ * cancellation a native provider uses. Tool failures (`ToolInputError`, `ToolOutputError`,
+ * thrown errors) are reported as data in the response text, as a native provider reports
+ * them to its model.
+ *
+ * @example
+ * const provider = nativeScriptedProvider({ steps: [{ tool: "add", input: { a: 1, b: 2 } }] })
+ * await new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={add} />Add.</Agent>)
+ * // → '{"ok":true,"value":{"sum":3}}'
+ *
+ * @throws {TypeError} `nativeScriptedProvider plan must be an object`,
+ *   `nativeScriptedProvider name must be a non-empty normalized string`, and
+ *   `nativeScriptedProvider plan is invalid: <reason>` for steps that are not
+ *   `{ tool: string, input }` objects.
+ */
+export declare function nativeScriptedProvider(plan: NativeScriptPlan): NativeScriptedProvider

@@ -4,6 +4,7 @@
 import { captureAgentProvider } from "../lib/provider-shape.js"
 
 export { DeterministicSandboxProvider, sandboxProviderConformance } from "./sandbox.js"
+export { nativeScriptedProvider } from "./native-scripted-provider.js"
 
 const DEFAULT_RESPOND = (request) => ({ text: request.prompt })
 
