@@ -5,9 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use aml_ports::{
-    run_script, Script, ToolCallError, ToolErrorKind, ToolInvoker, ToolRef, ToolSpec,
-};
+use aml_ports::{run_script, Script, ToolCallError, ToolErrorKind, ToolInvoker, ToolRef, ToolSpec};
 use async_trait::async_trait;
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -105,7 +103,10 @@ async fn sequential_steps_run_in_order_and_report_failures_as_data() {
     assert_eq!(rejected.name, "ToolInputError");
     let missing = report.outcomes[2].clone().unwrap_err();
     assert_eq!(missing.kind, ToolErrorKind::Unavailable);
-    assert_eq!(missing.message, "Tool \"missing\" is not granted to this Agent");
+    assert_eq!(
+        missing.message,
+        "Tool \"missing\" is not granted to this Agent"
+    );
     // The ungranted step never reached the invoker.
     let calls = fake.calls.lock().unwrap().clone();
     let refs: Vec<ToolRef> = calls.iter().map(|(tool, _)| *tool).collect();
@@ -172,10 +173,17 @@ async fn cancelling_settles_the_pending_call_and_stops_the_script() {
         .expect("cancellation does not hang")
         .unwrap();
     assert!(report.cancelled);
-    assert_eq!(report.outcomes.len(), 2, "the step after the abort never ran");
+    assert_eq!(
+        report.outcomes.len(),
+        2,
+        "the step after the abort never ran"
+    );
     let aborted = report.outcomes[1].clone().unwrap_err();
     assert_eq!(aborted.kind, ToolErrorKind::Cancelled);
-    assert_eq!((aborted.name.as_str(), aborted.message.as_str()), ("Error", "stop"));
+    assert_eq!(
+        (aborted.name.as_str(), aborted.message.as_str()),
+        ("Error", "stop")
+    );
 }
 
 #[tokio::test]
@@ -192,7 +200,8 @@ async fn a_pre_cancelled_run_calls_nothing() {
 
 #[test]
 fn js_failures_are_classified_by_name_and_abort() {
-    let classify = |name: &str, aborted| ToolCallError::from_js(name.into(), "m".into(), aborted).kind;
+    let classify =
+        |name: &str, aborted| ToolCallError::from_js(name.into(), "m".into(), aborted).kind;
     assert_eq!(classify("ToolInputError", false), ToolErrorKind::Input);
     assert_eq!(classify("ToolOutputError", false), ToolErrorKind::Output);
     assert_eq!(classify("TypeError", false), ToolErrorKind::Failed);
