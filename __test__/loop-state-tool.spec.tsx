@@ -89,7 +89,7 @@ describe("the aml_set_state wrapper", () => {
   it("rejects malformed input with the documented EvaluationErrors", async () => {
     const errors: any[] = []
     const { provider } = scripted(async ({ tool, context }) => {
-      const inputs = [undefined, { updates: { count: 1n } }, "x", { extra: 1, updates: { count: 1 } }, {}, { updates: {} }]
+      const inputs: unknown[] = [undefined, { updates: { count: 1n } }, "x", { extra: 1, updates: { count: 1 } }, {}, { updates: {} }]
       inputs.push({ updates: [1] }, { updates: { zeta: 1, alpha: 2, count: 1 } })
       for (const input of inputs) errors.push(await tool.execute(input, context).catch((error: Error) => error))
       return "done"

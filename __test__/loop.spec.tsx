@@ -6,7 +6,7 @@ import * as v from "valibot"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 
-import { Agent, AmlRuntime, EvaluationError, Fragment, Loop, Sandbox, createContext, evaluate, useContext } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, EvaluationError, FollowUp, Fragment, Loop, Sandbox, createContext, evaluate, useContext } from "@aml-jsx/sdk"
 
 import { Counter, countTo, scripted } from "./support/loop.js"
 import { customSchema, expectError, failureOf } from "./support/schemas.js"
@@ -190,6 +190,24 @@ describe("iteration flow (SPEC §12.1, §12.2)", () => {
     expect(renders.map((c) => [c.iteration, c.state.count])).toEqual([[1, 0], [2, 1], [3, 2], [4, 3]])
     expect(renders.every((c) => Object.isFrozen(c) && Object.isFrozen(c.state))).toBe(true)
     expect(requests.map((r) => r.prompt)).toEqual(["count=0", "count=1", "count=2", "count=3"])
+  })
+
+  it("keeps state staged across FollowUps and rethrows what render throws", async () => {
+    const { provider, requests } = scripted(async ({ request, set }) => (request.prompt === "0" ? (await set({ count: 1 }), "a") : "b"))
+    const render = ({ state }: any) => (
+      <Agent>
+        {state.count}
+        <FollowUp>more</FollowUp>
+      </Agent>
+    )
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    await expect(runtime.evaluate(<Loop initial={{ count: 0 }} render={render} schema={Counter} />)).resolves.toBe("b")
+    expect(requests.map((r) => [r.prompt, r.followUps])).toEqual([["0", ["more"]], ["1", ["more"]]])
+    const boom = new Error("render failed")
+    const failing = () => {
+      throw boom
+    }
+    expect(await failureOf(() => runtime.evaluate(<Loop initial={{ count: 0 }} render={failing} schema={Counter} />))).toBe(boom)
   })
 
   it("runs the documented research example", async () => {

@@ -1,0 +1,309 @@
+// JS Tools called from tokio (src/tool_dispatch.rs, lib/native-tool-dispatch.js) through the
+// test-only Rust-native provider `nativeScriptedProvider()`: the same validation pipeline,
+// spans and cancellation as a JS provider, failures as data, a throwing callback that cannot
+// kill the process, concurrency, and a weak dispatcher that lets Node exit.
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+import { afterEach, describe, expect, it } from "vitest"
+import { z } from "zod"
+
+import { Agent, AmlRuntime, Tool, defineTool } from "@aml-jsx/sdk"
+import { nativeScriptedProvider } from "@aml-jsx/sdk/testing"
+
+import { cancellationCancel, cancellationCreate, cancellationRelease, liveCancellations, nativeScriptRun, toolDispatcherInstall } from "../lib/native.js"
+import { dispatch, lendTools, liveNativeTools } from "../lib/native-tool-dispatch.js"
+import { deferred, traceRecorder, until } from "./support/async.js"
+import { expectError, failureOf } from "./support/schemas.js"
+
+let additions = 0
+const add = defineTool({
+  description: "Add two numbers",
+  execute: ({ a, b }: { a: number; b: number }) => {
+    additions++
+    return { sum: a + b }
+  },
+  input: z.object({ a: z.number(), b: z.number() }),
+  name: "add",
+})
+const lie = defineTool({
+  description: "Returns the wrong shape",
+  execute: () => ({ sum: "many" }),
+  input: z.object({}),
+  name: "lie",
+  output: z.object({ sum: z.number() }),
+})
+const fail = defineTool({
+  description: "Throws",
+  execute: ({ how }: { how: string }) => {
+    if (how === "sync") throw new TypeError("sync failure")
+    if (how === "string") throw "a bare string"
+    return Promise.reject(new RangeError("async failure"))
+  },
+  input: z.object({ how: z.string() }),
+  name: "fail",
+})
+
+type Step = { tool: string; input: unknown }
+const lines = (text: string) => text.split("\n").map((line) => JSON.parse(line))
+const run = (steps: Step[], tree = <Agent><Tool use={add} /><Tool use={lie} /><Tool use={fail} />go</Agent>, concurrent = false) =>
+  new AmlRuntime({ agentProvider: nativeScriptedProvider({ concurrent, steps }) }).evaluate(tree)
+
+afterEach(() => {
+  // Every run returns its token and its lent Tools, whatever happened.
+  expect(liveCancellations()).toBe(0)
+  expect(liveNativeTools()).toEqual({ calls: 0, tools: 0 })
+})
+
+describe("calling JS Tools from Rust", () => {
+  it("runs each scripted call through the Tool and answers with the outputs", async () => {
+    const text = await run([
+      { input: { a: 1, b: 2 }, tool: "add" },
+      { input: '{"a":3,"b":4}', tool: "add" },
+    ])
+    // The second input is a JSON string: the TL-3 pipeline parses it, as for a JS provider.
+    expect(lines(text)).toEqual([{ ok: true, value: { sum: 3 } }, { ok: true, value: { sum: 7 } }])
+  })
+
+  it("opens a tool span under the Agent span for every native call", async () => {
+    const { events, sink } = traceRecorder()
+    const runtime = new AmlRuntime({ agentProvider: nativeScriptedProvider({ steps: [{ input: { a: 1, b: 1 }, tool: "add" }] }) })
+    runtime.on("trace", sink)
+    await runtime.evaluate(<Agent><Tool use={add} />go</Agent>)
+    const agent = events.find((e) => e.type === "span.start" && e.kind === "agent")
+    const tool = events.find((e) => e.type === "span.start" && e.kind === "tool")
+    expect(tool).toMatchObject({ name: "add", parentSpanId: agent.spanId })
+    expect(events.find((e) => e.type === "span.end" && e.spanId === tool.spanId).status).toBe("ok")
+  })
+
+  it("reports ToolInputError and ToolOutputError as data; invalid input never runs the executor", async () => {
+    const before = additions
+    const text = await run([
+      { input: { a: "one", b: 2 }, tool: "add" },
+      { input: {}, tool: "lie" },
+      { input: {}, tool: "missing" },
+    ])
+    expect(additions).toBe(before)
+    expect(lines(text)).toEqual([
+      { kind: "input", message: 'Tool "add" input failed schema validation', name: "ToolInputError", ok: false },
+      { kind: "output", message: 'Tool "lie" output failed schema validation', name: "ToolOutputError", ok: false },
+      { kind: "unavailable", message: 'Tool "missing" is not granted to this Agent', name: "Error", ok: false },
+    ])
+  })
+
+  it("survives throwing executors and reports what they threw", async () => {
+    const text = await run(["sync", "async", "string"].map((how) => ({ input: { how }, tool: "fail" })))
+    expect(lines(text)).toEqual([
+      { kind: "failed", message: "sync failure", name: "TypeError", ok: false },
+      { kind: "failed", message: "async failure", name: "RangeError", ok: false },
+      { kind: "failed", message: "a bare string", name: "string", ok: false },
+    ])
+    // The process is still healthy: the next native run works.
+    expect(lines(await run([{ input: { a: 2, b: 2 }, tool: "add" }]))).toEqual([{ ok: true, value: { sum: 4 } }])
+  })
+
+  it("survives a dispatcher callback that throws, rejects or answers garbage (call_async_catch)", async () => {
+    const broken: [() => unknown, string][] = [
+      [
+        () => {
+          throw new Error("dispatcher broke")
+        },
+        "AML tool dispatcher failed: dispatcher broke",
+      ],
+      [() => Promise.reject(new Error("dispatcher rejected")), "AML tool dispatcher failed: dispatcher rejected"],
+      [() => 42, "AML tool dispatcher failed: Call the PromiseRaw::then failed"],
+      [() => Promise.resolve({ ok: true, value: "not json" }), "AML tool dispatcher returned output that is not JSON"],
+    ]
+    try {
+      for (const [callback, message] of broken) {
+        toolDispatcherInstall(callback as never)
+        const outcomes = lines(await run([{ input: { a: 1, b: 1 }, tool: "add" }]))
+        expect(outcomes).toEqual([{ kind: "unavailable", message, name: "Error", ok: false }])
+      }
+    } finally {
+      toolDispatcherInstall(dispatch)
+    }
+    expect(lines(await run([{ input: { a: 1, b: 1 }, tool: "add" }]))).toEqual([{ ok: true, value: { sum: 2 } }])
+  })
+
+  it("runs 500 native calls concurrently", async () => {
+    let inFlight = 0
+    const all = deferred()
+    const gate = defineTool({
+      description: "Waits until 500 calls are in flight",
+      execute: async ({ i }: { i: number }) => {
+        // Opens only when every call is running at once: a serial dispatcher would hang.
+        if (++inFlight === 500) all.resolve()
+        await all.promise
+        return { i }
+      },
+      input: z.object({ i: z.number() }),
+      name: "gate",
+    })
+    const steps = Array.from({ length: 500 }, (_, i) => ({ input: { i }, tool: "gate" }))
+    const text = await run(steps, <Agent><Tool use={gate} />go</Agent>, true)
+    expect(lines(text)).toEqual(steps.map(({ input }) => ({ ok: true, value: input })))
+  })
+})
+
+describe("cancellation", () => {
+  const stuck = (started: () => void, seen: AbortSignal[]) =>
+    defineTool({
+      description: "Never settles",
+      execute: (_: unknown, { signal }: { signal: AbortSignal }) => {
+        seen.push(signal)
+        started()
+        return new Promise(() => {})
+      },
+      input: z.object({}),
+      name: "stuck",
+    })
+
+  it("settles the pending native call with the abort reason and rejects with it", async () => {
+    const started = deferred()
+    const seen: AbortSignal[] = []
+    const provider = nativeScriptedProvider({ steps: [{ input: { a: 1, b: 2 }, tool: "add" }, { input: {}, tool: "stuck" }, { input: { a: 0, b: 0 }, tool: "add" }] })
+    const controller = new AbortController()
+    const reason = new Error("stop now")
+    const evaluation = new AmlRuntime({ agentProvider: provider }).evaluate(
+      <Agent><Tool use={add} /><Tool use={stuck(started.resolve, seen)} />go</Agent>,
+      { signal: controller.signal },
+    )
+    await started.promise
+    controller.abort(reason)
+    expect(await failureOf(() => evaluation)).toBe(reason)
+    expect(seen[0].aborted).toBe(true)
+    const [report] = provider.reports
+    expect(report.cancelled).toBe(true)
+    // JS confirmed the abort with its reason; the step after it never ran.
+    expect(lines(report.text)).toEqual([
+      { ok: true, value: { sum: 3 } },
+      { kind: "cancelled", message: "stop now", name: "Error", ok: false },
+    ])
+  })
+
+  it("settles every pending call of a concurrent script", async () => {
+    let count = 0
+    const allStarted = deferred()
+    const seen: AbortSignal[] = []
+    const tool = stuck(() => ++count === 20 && allStarted.resolve(), seen)
+    const provider = nativeScriptedProvider({ concurrent: true, steps: Array.from({ length: 20 }, () => ({ input: {}, tool: "stuck" })) })
+    const controller = new AbortController()
+    const evaluation = new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={tool} />go</Agent>, { signal: controller.signal })
+    await allStarted.promise
+    controller.abort(new RangeError("enough"))
+    expect(await failureOf(() => evaluation)).toBeInstanceOf(RangeError)
+    expect(seen.every((signal) => signal.aborted)).toBe(true)
+    const outcomes = lines(provider.reports[0].text)
+    expect(outcomes).toEqual(Array(20).fill({ kind: "cancelled", message: "enough", name: "RangeError", ok: false }))
+  })
+
+  it("rejects a pre-aborted run with the reason without starting Rust work", async () => {
+    const provider = nativeScriptedProvider({ steps: [{ input: { a: 1, b: 1 }, tool: "add" }] })
+    const reason = new Error("early")
+    const signal = AbortSignal.abort(reason)
+    expect(await failureOf(() => provider.run({ tools: [] } as never, { signal } as never))).toBe(reason)
+    expect(provider.reports).toEqual([])
+  })
+
+  it("a Rust-side cancel aborts the running executor's signal (dispatch op 1)", async () => {
+    const seen = deferred<AbortSignal>()
+    const wait = {
+      description: "Waits for its signal",
+      execute: (_: unknown, { signal }: { signal: AbortSignal }) => {
+        seen.resolve(signal)
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)))
+      },
+      inputSchema: { type: "object" },
+      kind: "javascript",
+      name: "wait",
+    }
+    // The evaluation signal never aborts here: only the native run's token is cancelled.
+    const lent = lendTools([wait], new AbortController().signal)
+    const token = cancellationCreate()
+    try {
+      const running = nativeScriptRun(token, JSON.stringify({ steps: [{ input: {}, tool: "wait" }] }), lent.json)
+      const signal = await seen.promise
+      cancellationCancel(token)
+      const result = await running
+      expect(signal.aborted).toBe(true)
+      expect(result.cancelled).toBe(true)
+      expect(lines(result.text)).toEqual([{ kind: "cancelled", message: "This operation was aborted", name: "AbortError", ok: false }])
+    } finally {
+      cancellationRelease(token)
+      lent.release()
+    }
+  })
+})
+
+describe("nativeScriptedProvider() plans", () => {
+  it("rejects malformed plans with TypeErrors", () => {
+    const bad = (plan: unknown, message: string | RegExp) => {
+      const error = (() => {
+        try {
+          nativeScriptedProvider(plan as never)
+        } catch (error) {
+          return error as Error
+        }
+        throw new Error("expected a TypeError")
+      })()
+      expect(error).toBeInstanceOf(TypeError)
+      expect(error.message).toMatch(message)
+    }
+    bad(null, "nativeScriptedProvider plan must be an object")
+    bad({ name: " x", steps: [] }, "nativeScriptedProvider name must be a non-empty normalized string")
+    bad({ steps: [{ tool: "add" }] }, /^nativeScriptedProvider plan is invalid: missing field `input`/)
+    bad({ steps: "add" }, /^nativeScriptedProvider plan is invalid: /)
+    expect(nativeScriptedProvider({ steps: [] }).name).toBe("native-scripted")
+  })
+
+  it("answers with an empty text when the plan has no steps", async () => {
+    expect(await run([])).toBe("")
+  })
+
+  it("wraps a closed token as a provider failure, not a crash", async () => {
+    const lent = lendTools([], new AbortController().signal)
+    expectError(await failureOf(() => nativeScriptRun(987_654, '{"steps":[]}', lent.json)), Error, "AML cancellation token is closed")
+    lent.release()
+  })
+})
+
+const entry = fileURLToPath(new URL("../index.js", import.meta.url))
+const testing = fileURLToPath(new URL("../testing/index.js", import.meta.url))
+const jsxEntry = fileURLToPath(new URL("../jsx-runtime/index.js", import.meta.url))
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+// Success and an abort with a never-settling executor; the script never calls process.exit.
+// It runs from the package root, where "zod" resolves.
+const script = `
+import { z } from "zod"
+import { Agent, AmlRuntime, Tool, defineTool } from ${JSON.stringify(entry)}
+import { jsx } from ${JSON.stringify(jsxEntry)}
+import { nativeScriptedProvider } from ${JSON.stringify(testing)}
+const slow = defineTool({ name: "slow", description: "Slow", input: z.object({}),
+  execute: () => new Promise((resolve) => setTimeout(() => resolve({ done: true }), 20)) })
+const stuck = defineTool({ name: "stuck", description: "Stuck", input: z.object({}), execute: () => new Promise(() => {}) })
+const tree = jsx(Agent, { children: [jsx(Tool, { use: slow }), jsx(Tool, { use: stuck }), "go"] })
+const ok = nativeScriptedProvider({ steps: [{ tool: "slow", input: {} }] })
+console.log(await new AmlRuntime({ agentProvider: ok }).evaluate(tree))
+const controller = new AbortController()
+setTimeout(() => controller.abort(new Error("bye")), 20)
+const stopped = nativeScriptedProvider({ steps: [{ tool: "stuck", input: {} }] })
+await new AmlRuntime({ agentProvider: stopped }).evaluate(tree, { signal: controller.signal }).catch((e) => console.log(e.message))
+`
+
+it("a script that uses the native provider exits by itself within 2 s", async () => {
+  const started = Date.now()
+  const child = spawn(process.execPath, ["--input-type=module", "--eval", script], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+  let stdout = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  const killer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+  const code = await new Promise((resolve) => child.on("exit", resolve))
+  clearTimeout(killer)
+  expect(stdout.trim().split("\n")).toEqual(['{"ok":true,"value":{"done":true}}', "bye"])
+  expect(code).toBe(0)
+  expect(Date.now() - started).toBeLessThan(2_000)
+})
