@@ -1,10 +1,7 @@
 // JS Tools called from tokio (src/tool_dispatch.rs, lib/native-tool-dispatch.js) through the
 // test-only Rust-native provider `nativeScriptedProvider()`: the same validation pipeline,
 // spans and cancellation as a JS provider, failures as data, a throwing callback that cannot
-// kill the process, concurrency, and a weak dispatcher that lets Node exit.
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
-
+// kill the process, concurrency. That Node still exits by itself: native-tool-dispatch-exit.spec.ts.
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 
@@ -13,7 +10,7 @@ import { nativeScriptedProvider } from "@aml-jsx/sdk/testing"
 
 import { cancellationCancel, cancellationCreate, cancellationRelease, liveCancellations, nativeScriptRun, toolDispatcherInstall } from "../lib/native.js"
 import { dispatch, lendTools, liveNativeTools } from "../lib/native-tool-dispatch.js"
-import { deferred, traceRecorder, until } from "./support/async.js"
+import { deferred, traceRecorder } from "./support/async.js"
 import { expectError, failureOf } from "./support/schemas.js"
 
 let additions = 0
@@ -111,14 +108,15 @@ describe("calling JS Tools from Rust", () => {
         "AML tool dispatcher failed: dispatcher broke",
       ],
       [() => Promise.reject(new Error("dispatcher rejected")), "AML tool dispatcher failed: dispatcher rejected"],
-      [() => 42, "AML tool dispatcher failed: Call the PromiseRaw::then failed"],
+      // Not a Promise: napi's conversion fails (its wording is napi's own).
+      [() => 42, "AML tool dispatcher failed: "],
       [() => Promise.resolve({ ok: true, value: "not json" }), "AML tool dispatcher returned output that is not JSON"],
     ]
     try {
       for (const [callback, message] of broken) {
         toolDispatcherInstall(callback as never)
         const outcomes = lines(await run([{ input: { a: 1, b: 1 }, tool: "add" }]))
-        expect(outcomes).toEqual([{ kind: "unavailable", message, name: "Error", ok: false }])
+        expect(outcomes).toEqual([{ kind: "unavailable", message: expect.stringMatching(message), name: "Error", ok: false }])
       }
     } finally {
       toolDispatcherInstall(dispatch)
@@ -266,44 +264,4 @@ describe("nativeScriptedProvider() plans", () => {
     expectError(await failureOf(() => nativeScriptRun(987_654, '{"steps":[]}', lent.json)), Error, "AML cancellation token is closed")
     lent.release()
   })
-})
-
-const entry = fileURLToPath(new URL("../index.js", import.meta.url))
-const testing = fileURLToPath(new URL("../testing/index.js", import.meta.url))
-const jsxEntry = fileURLToPath(new URL("../jsx-runtime/index.js", import.meta.url))
-const root = fileURLToPath(new URL("..", import.meta.url))
-
-// Success and an abort with a never-settling executor; the script never calls process.exit.
-// It runs from the package root, where "zod" resolves.
-const script = `
-import { z } from "zod"
-import { Agent, AmlRuntime, Tool, defineTool } from ${JSON.stringify(entry)}
-import { jsx } from ${JSON.stringify(jsxEntry)}
-import { nativeScriptedProvider } from ${JSON.stringify(testing)}
-const slow = defineTool({ name: "slow", description: "Slow", input: z.object({}),
-  execute: () => new Promise((resolve) => setTimeout(() => resolve({ done: true }), 20)) })
-const stuck = defineTool({ name: "stuck", description: "Stuck", input: z.object({}), execute: () => new Promise(() => {}) })
-const tree = jsx(Agent, { children: [jsx(Tool, { use: slow }), jsx(Tool, { use: stuck }), "go"] })
-const ok = nativeScriptedProvider({ steps: [{ tool: "slow", input: {} }] })
-console.log(await new AmlRuntime({ agentProvider: ok }).evaluate(tree))
-const controller = new AbortController()
-setTimeout(() => controller.abort(new Error("bye")), 20)
-const stopped = nativeScriptedProvider({ steps: [{ tool: "stuck", input: {} }] })
-await new AmlRuntime({ agentProvider: stopped }).evaluate(tree, { signal: controller.signal }).catch((e) => console.log(e.message))
-`
-
-it("a script that uses the native provider exits by itself within 2 s", async () => {
-  const started = Date.now()
-  const child = spawn(process.execPath, ["--input-type=module", "--eval", script], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  })
-  let stdout = ""
-  child.stdout.on("data", (chunk) => (stdout += chunk))
-  const killer = setTimeout(() => child.kill("SIGKILL"), 10_000)
-  const code = await new Promise((resolve) => child.on("exit", resolve))
-  clearTimeout(killer)
-  expect(stdout.trim().split("\n")).toEqual(['{"ok":true,"value":{"done":true}}', "bye"])
-  expect(code).toBe(0)
-  expect(Date.now() - started).toBeLessThan(2_000)
 })

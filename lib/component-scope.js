@@ -17,8 +17,13 @@ export const storage = realmSingleton(
 )
 
 /** Runs `fn` with component evaluation masked (listeners, providers, schema callbacks). */
+//
+// Not `storage.exit()`: on Node 20 it disables and re-enables the global promise hooks on
+// every call, which dominated the Agent hot path. Running with an undefined store masks the
+// same way, and when no store is active there is nothing to mask at all.
 export function masked(fn, ...args) {
-  return storage.exit(fn, ...args)
+  if (storage.getStore() === undefined) return fn(...args)
+  return storage.run(undefined, fn, ...args)
 }
 
 /** The public `evaluate(value, schema?)` export. */
