@@ -48,7 +48,7 @@ async function settle(call, ref, input) {
   const controller = new AbortController()
   table.calls.set(call, controller)
   try {
-    const value = await entry.tool.execute(JSON.parse(input), { signal: entry.signal })
+    const value = await entry.tool.execute(JSON.parse(input), { signal: controller.signal })
     return { ok: true, value: JSON.stringify(value) }
   } catch (error) {
     const { type, message } = describeError(error)

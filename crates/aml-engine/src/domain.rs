@@ -2,15 +2,11 @@
 //! the root span, the Agent scheduler and the set of live tasks (the root task plus every
 //! component-local `evaluate()` still running).
 
-use crate::agent::AgentEntry;
-use crate::capture::{AgentPlan, McpKind};
 use crate::error::EvalError;
 use crate::external_spans::ExternalSpans;
 use crate::limits::Limits;
 use crate::scheduler::Scheduler;
-use crate::scope::ScopeEntry;
 use crate::shared::Shared;
-use crate::skill::SkillGrant;
 use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::{NodeKind, Task};
@@ -182,7 +178,7 @@ impl Domain {
         self.tasks.len() - self.free.len()
     }
 
-    fn task(&mut self, id: TaskId) -> Result<&mut Task, EvalError> {
+    pub(crate) fn task(&mut self, id: TaskId) -> Result<&mut Task, EvalError> {
         self.tasks
             .get_mut(id as usize)
             .and_then(Option::as_mut)
@@ -195,7 +191,7 @@ impl Domain {
         Ok((task.ok_or(NO_TASK)?, &mut self.shared))
     }
 
-    fn with_task(
+    pub(crate) fn with_task(
         &mut self,
         id: TaskId,
         f: impl FnOnce(&mut Task, &mut Shared) -> Step,
@@ -236,110 +232,6 @@ impl Domain {
 
     pub fn unknown_element(&mut self, id: TaskId) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.unknown_element(sh))
-    }
-
-    /// The driver rejected the primitive on top with an engine-known error.
-    pub fn reject(&mut self, id: TaskId, error: EvalError) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.reject(error, sh))
-    }
-
-    pub fn enter_scope(&mut self, id: TaskId, entry: ScopeEntry) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.enter_scope(entry, sh))
-    }
-
-    /// `(spanId, captured input)` of the scope on top, after [`crate::Op::Complete`].
-    pub fn scope_input(&mut self, id: TaskId) -> Result<(String, Option<String>), EvalError> {
-        let (span, input) = self.task(id)?.scope_input()?;
-        Ok((span, input.map(str::to_string)))
-    }
-
-    pub fn scope_done(
-        &mut self,
-        id: TaskId,
-        output: &str,
-        attributes: Attributes,
-        sensitive: Attributes,
-    ) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.scope_done(output, attributes, sensitive, sh))
-    }
-
-    /// Enters the `<Skill>` on top of `id` as a capture scope (placement checked here).
-    pub fn enter_skill(
-        &mut self,
-        id: TaskId,
-        name: String,
-        attributes: Attributes,
-        sensitive: Attributes,
-    ) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.enter_skill(name, attributes, sensitive, sh))
-    }
-
-    /// Completes the `<Skill>` on top: registers `package` with the nearest Agent plan, then
-    /// closes the span and appends `output` to the surrounding channel.
-    pub fn skill_done(
-        &mut self,
-        id: TaskId,
-        output: &str,
-        package: Option<SkillGrant>,
-        attributes: Attributes,
-        sensitive: Attributes,
-    ) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| {
-            t.skill_done(output, package, attributes, sensitive, sh)
-        })
-    }
-
-    pub fn enter_transparent(&mut self, id: TaskId) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.enter_transparent(sh))
-    }
-
-    pub fn enter_agent(&mut self, id: TaskId, entry: AgentEntry) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.enter_agent(entry, sh))
-    }
-
-    pub fn enter_system(&mut self, id: TaskId) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.enter_system(sh))
-    }
-
-    pub fn enter_follow_up(&mut self, id: TaskId) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.enter_follow_up(sh))
-    }
-
-    pub fn grant_tool(
-        &mut self,
-        id: TaskId,
-        name: &str,
-        reference: u32,
-    ) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.grant_tool(name, reference, sh))
-    }
-
-    /// Grants an MCP server, by provider-native name or descriptor `kind`, to the nearest
-    /// Agent plan; `reference` is the facade's handle for the provider-facing entry.
-    pub fn grant_mcp(
-        &mut self,
-        id: TaskId,
-        name: &str,
-        kind: McpKind,
-        reference: u32,
-    ) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.grant_mcp(name, kind, reference, sh))
-    }
-
-    /// The plan of the Agent on top of `id`, after [`crate::Op::Agent`].
-    pub fn agent_plan(&mut self, id: TaskId) -> Result<&AgentPlan, EvalError> {
-        self.task(id)?
-            .ready_plan()
-            .ok_or(EvalError::Invariant("AML Agent plan is not ready"))
-    }
-
-    /// The facade accepted the Sandbox handshake after [`crate::Op::Handshake`].
-    pub fn agent_handshake_done(&mut self, id: TaskId) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.agent_handshake_done(sh))
-    }
-
-    pub fn agent_done(&mut self, id: TaskId, text: &str, output: &str) -> Result<Step, EvalError> {
-        self.with_task(id, |t, sh| t.agent_done(text, output, sh))
     }
 
     pub fn scheduler(&mut self) -> &mut Scheduler {

@@ -12,6 +12,7 @@ mod agent;
 mod agent_completion;
 mod capture;
 mod domain;
+mod domain_primitives;
 mod error;
 mod external_spans;
 mod frame;
