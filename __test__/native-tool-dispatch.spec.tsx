@@ -259,6 +259,13 @@ describe("nativeScriptedProvider() plans", () => {
     expect(await run([])).toBe("")
   })
 
+  it("answers a ref that is no longer lent with an EvaluationError outcome", async () => {
+    const lent = lendTools([{ description: "d", execute: () => 1, inputSchema: {}, kind: "javascript", name: "t" }], new AbortController().signal)
+    const [{ ref }] = JSON.parse(lent.json)
+    lent.release()
+    expect(await dispatch(0, 1, ref, "{}")).toEqual({ message: `Tool reference ${ref} is no longer lent to a provider`, name: "EvaluationError", ok: false })
+  })
+
   it("wraps a closed token as a provider failure, not a crash", async () => {
     const lent = lendTools([], new AbortController().signal)
     expectError(await failureOf(() => nativeScriptRun(987_654, '{"steps":[]}', lent.json)), Error, "AML cancellation token is closed")

@@ -1,4 +1,6 @@
 //! The addon's own tokio runtime for process supervision, and the future → Promise bridge.
+//! Rust-native providers (`src/native_scripted.rs`) share it; they reach JS only through the
+//! weak Tool dispatcher (`src/tool_dispatch.rs`), which queues every call onto the JS thread.
 //!
 //! Why not napi's `tokio_rt` feature: napi 3 starts its runtime (one worker per CPU) when the
 //! module registers, so every `import "@aml-jsx/sdk"` would pay for threads that most

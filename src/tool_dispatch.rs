@@ -58,8 +58,11 @@ type DispatchFn = ThreadsafeFunction<Args, Promise<ToolOutcome>, Args, Status, f
 /// The dispatcher of one Node environment; implements [`ToolInvoker`].
 pub struct Dispatcher {
     dispatch: DispatchFn,
-    next_call: AtomicU32,
 }
+
+/// Call ids, process-wide: JS keys running calls by id in one realm table, so ids must not
+/// repeat across dispatchers (a test may install a new one while calls are in flight).
+static NEXT_CALL: AtomicU32 = AtomicU32::new(1);
 
 thread_local! {
     // Replaced (not mutated) on install, so runs that captured the old one keep using it.
@@ -77,10 +80,7 @@ pub fn tool_dispatcher_install(dispatch: Function<Args, Promise<ToolOutcome>>) -
             .build_threadsafe_function::<Args>()
             .weak::<true>()
             .build()?;
-        let dispatcher = Arc::new(Dispatcher {
-            dispatch,
-            next_call: AtomicU32::new(1),
-        });
+        let dispatcher = Arc::new(Dispatcher { dispatch });
         CURRENT.with(|current| current.replace(Some(dispatcher)));
         Ok(())
     })
@@ -141,7 +141,7 @@ impl ToolInvoker for Dispatcher {
         if cancel.is_cancelled() {
             return Err(ToolCallError::cancelled());
         }
-        let call = self.next_call.fetch_add(1, Ordering::Relaxed);
+        let call = NEXT_CALL.fetch_add(1, Ordering::Relaxed);
         let args = FnArgs::from((OP_CALL, call, tool.0, input.to_string()));
         let answer = async {
             // The first poll queues the call; the Promise it returns is awaited here too.

@@ -42,8 +42,8 @@ pub enum ToolErrorKind {
     /// The call was cancelled (the caller's token, or the evaluation's abort); `name` and
     /// `message` describe the abort reason when the host knows it.
     Cancelled,
-    /// The host could not run the call at all (unknown ref, host shutting down, a broken
-    /// host callback). Not the Tool's fault.
+    /// The host could not run the call at all (a Tool not granted, the host shutting down, a
+    /// broken host callback). Not the Tool's fault.
     Unavailable,
 }
 
