@@ -1,0 +1,15 @@
+// Runs one benchmark group in this process: `node bench/group.js <name>`.
+const groups = {
+  agents: async () => (await import("./agents.js")).agentBenchmarks(),
+  evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
+  "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
+  scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),
+  tools: async () => (await import("./tools.js")).toolBenchmarks(),
+}
+
+const run = groups[process.argv[2]]
+if (run === undefined) {
+  console.error(`unknown benchmark group ${process.argv[2]}; known: ${Object.keys(groups).join(", ")}`)
+  process.exit(2)
+}
+await run()
