@@ -11,8 +11,6 @@ export const { jsonSchemaProblem, liveDomains, panicForTest, primitiveKinds } = 
 // Process supervision (src/process*.rs): free functions over integer process handles.
 export const {
   liveProcesses,
-  processCancel,
-  processCancellation,
   processCloseOutput,
   processCloseStdin,
   processExec,

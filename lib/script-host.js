@@ -18,7 +18,7 @@
 
 import { EvaluationError } from "./errors.js"
 import { childEnv, signalName, spawnError } from "./host-process.js"
-import { processCancel, processCancellation, processExec } from "./native.js"
+import { cancellationCancel, cancellationCreate, processExec } from "./native.js"
 
 /** The shared stdout+stderr bound of host Scripts. */
 export const HOST_OUTPUT_LIMIT = 4 * 1024 * 1024
@@ -56,8 +56,8 @@ export async function runOnHost(domain, plan, args) {
   let onAbort
   if (domain.abortable) {
     if (signal.aborted) throw signal.reason
-    token = processCancellation()
-    onAbort = () => processCancel(token)
+    token = cancellationCreate()
+    onAbort = () => cancellationCancel(token)
     signal.addEventListener("abort", onAbort, { once: true })
   }
   let outcome

@@ -4,7 +4,7 @@
 //! listener (DESIGN §3: the facade listens, the engine sees a tokio-util token, napi's
 //! `AbortSignal` type is never used), and releases it in a `finally`. Ids are never reused
 //! while live, so a late cancel of a finished run is a no-op, never a wrong run.
-//! (`process_exec.rs` keeps an equivalent table of its own for `<Script>` runs.)
+//! `<Script>` host runs (`process_exec.rs`) use the same table.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -34,6 +34,11 @@ fn tokens<R>(f: impl FnOnce(&mut Tokens) -> R) -> R {
 pub(crate) fn token(id: u32) -> Result<CancellationToken> {
     tokens(|tokens| tokens.live.get(&id).cloned())
         .ok_or_else(|| Error::from_reason("AML cancellation token is closed"))
+}
+
+/// Forgets token `id` (used by runs that own their token's lifetime).
+pub(crate) fn release(id: u32) {
+    tokens(|tokens| tokens.live.remove(&id));
 }
 
 /// A new token; returns its id.

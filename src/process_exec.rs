@@ -1,65 +1,17 @@
 //! One-shot execution for `<Script>` host runs: spawn, close stdin, collect bounded output,
 //! tear the group down, all in one Promise (one JS → Rust round trip per Script).
 //!
-//! Cancellation: the facade takes a token id from [`process_cancellation`] before calling
-//! [`process_exec`] and cancels it from its abort listener; the supervisor then kills the tree
-//! and the exec resolves with the "cancelled" fault once the group is reaped. The exec forgets
-//! its token when it finishes, so a late cancel is a no-op.
-
-use std::collections::HashMap;
-use std::sync::Mutex;
+//! Cancellation: the facade creates a token (`cancellationCreate`, src/cancellation.rs) before
+//! calling [`process_exec`] and cancels it from its abort listener; the supervisor then kills
+//! the tree and the exec resolves with the "cancelled" fault once the group is reaped. The
+//! exec releases its token when it finishes, so a late cancel is a no-op.
 
 use napi::bindgen_prelude::{Buffer, Object};
 use napi::{Env, Result};
 use napi_derive::napi;
-use tokio_util::sync::CancellationToken;
 
-use crate::guard::guard;
 use crate::process::{options, Exit, Fault};
 use crate::process_runtime::spawn_promise;
-
-#[derive(Default)]
-struct Tokens {
-    live: HashMap<u32, CancellationToken>,
-    next: u32,
-}
-
-static TOKENS: Mutex<Option<Tokens>> = Mutex::new(None);
-
-fn tokens<R>(f: impl FnOnce(&mut Tokens) -> R) -> R {
-    let mut tokens = TOKENS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    f(tokens.get_or_insert_with(Tokens::default))
-}
-
-/// A new cancellation token for one `processExec`; returns its id.
-#[napi]
-pub fn process_cancellation() -> Result<u32> {
-    guard(|| {
-        Ok(tokens(|tokens| {
-            let id = loop {
-                tokens.next = tokens.next.wrapping_add(1).max(1);
-                if !tokens.live.contains_key(&tokens.next) {
-                    break tokens.next;
-                }
-            };
-            tokens.live.insert(id, CancellationToken::new());
-            id
-        }))
-    })
-}
-
-/// Cancels token `id` (the exec using it kills its tree). Unknown ids are ignored.
-#[napi]
-pub fn process_cancel(id: u32) -> Result<()> {
-    guard(|| {
-        if let Some(token) = tokens(|tokens| tokens.live.get(&id).cloned()) {
-            token.cancel();
-        }
-        Ok(())
-    })
-}
 
 /// What a finished exec produced: the exit (or the fault) and the raw output bytes.
 #[napi(object)]
@@ -86,11 +38,11 @@ pub fn process_exec(
     cancellation: Option<u32>,
 ) -> Result<Object<'_>> {
     let mut options = options(cwd, child_env, timeout_ms, output_limit);
-    options.cancel = cancellation.and_then(|id| tokens(|tokens| tokens.live.get(&id).cloned()));
+    options.cancel = cancellation.and_then(|id| crate::cancellation::token(id).ok());
     let run = async move {
         let result = aml_process::exec(&command, &args, options).await;
         if let Some(id) = cancellation {
-            tokens(|tokens| tokens.live.remove(&id));
+            crate::cancellation::release(id);
         }
         Ok(result)
     };
