@@ -18,3 +18,12 @@ test("examples/quick-start.tsx runs with tsx and prints its result", async () =>
   expect(stdout).toContain("1. components are functions")
   expect(stderr).toMatch(/\[run [0-9a-f]{8}\] ok/)
 })
+
+test("examples/agents.tsx runs with tsx: child Agent result in the parent prompt, follow-up turn", async () => {
+  const { stdout } = await run(process.execPath, ["node_modules/tsx/dist/cli.mjs", "examples/agents.tsx"], {
+    cwd: root,
+    timeout: 30_000,
+  })
+  expect(stdout).toContain("[Specialist said: [Find the riskiest change] → Now write the summary]")
+  expect(stdout).toContain('system of the last call: "Be brief.\\nAnswer as a reviewer."')
+})
