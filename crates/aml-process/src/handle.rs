@@ -8,6 +8,7 @@ use tokio::sync::watch;
 use crate::control::{Cause, Control};
 use crate::error::ProcessError;
 use crate::exit_watch::LeaderExit;
+use crate::launch::Launch;
 use crate::monitor::Monitor;
 use crate::options::SpawnOptions;
 use crate::output::{Budget, OutputStream};
@@ -50,12 +51,13 @@ pub async fn spawn(
             io::Error::other("no runtime"),
         )
     })?;
-    let spawned = spawner::spawn(options.command(command, args))
-        .await
-        .map_err(|source| ProcessError::Spawn {
-            command: command.to_owned(),
-            source: Arc::new(source),
-        })?;
+    let spawn_error = |source| ProcessError::Spawn {
+        command: command.to_owned(),
+        source: Arc::new(source),
+    };
+    // Built here, on the caller's thread: the spawner thread only creates the child.
+    let launch = Launch::new(command, args, &options).map_err(spawn_error)?;
+    let spawned = spawner::spawn(launch).await.map_err(spawn_error)?;
     let Spawned {
         group,
         stdin,

@@ -9,15 +9,21 @@
 //! * **Groups.** The child calls `setsid` before `exec` (like Node's `detached: true`), so its pid
 //!   `G` is also its session and process-group id, and descendants inherit `G`.
 //! * **Parent death.** On Linux the child arms `PR_SET_PDEATHSIG(SIGKILL)` and checks it was not
-//!   already orphaned. The signal is tied to the forking *thread*, so all forks happen on one
-//!   dedicated, never-exiting thread (`spawner.rs`).
+//!   already orphaned. The signal is tied to the creating *thread*, so every child is created on
+//!   one dedicated, never-exiting thread (`spawner.rs`).
+//! * **Child creation.** On Linux (glibc) `clone(CLONE_VM | CLONE_VFORK)` on a pre-allocated
+//!   stack (`vfork/`): no page-table copy, so a spawn costs the same from a 150 MB host as from a
+//!   small one. Everything the child needs (argv, envp, the PATH candidates) is built before,
+//!   and the child only makes system calls until `execve`; an exec error comes back as the
+//!   child's errno. Other targets `fork()` through `std` (`fork.rs`).
 //! * **Kill.** SIGTERM (+SIGCONT) to the group, reap while waiting up to `grace`, then SIGKILL to
 //!   the group and reap until it is empty. `kill()` resolves only then.
 //! * **Reaping.** The host makes itself a child subreaper on the first spawn, so orphans inside
 //!   our trees are reparented to us instead of to PID 1 (which does not reap on these machines).
 //!   We wait only with `waitpid(-G)` for our own groups, or on an exact pid we just saw exit in
 //!   one of them, never `waitpid(-1)`: the host's other children (libuv's, in Node) are never
-//!   touched. No signal handler is installed; leader exits are seen through a pidfd.
+//!   touched. No signal handler is installed; leader exits are seen through a pidfd. (A child
+//!   that fails before `exec` ran nothing; it is reaped by pid where it was created.)
 //! * **Invariant.** We signal `G` only while we can prove it is still ours: the leader is not
 //!   reaped yet (its zombie keeps the number allocated), or the last `waitpid(-G)` found a live
 //!   member that only we can reap. See `group.rs`, which is the only code that signals or reaps.
@@ -43,15 +49,20 @@
 //! * After the leader exits, its zombie is kept (pinning the group for a later `kill()`) until
 //!   teardown: `kill()`, `exec`'s completion, or dropping the handle.
 //! * A member stuck in uninterruptible sleep delays `kill()` until the kernel lets it die.
-//! * Non-Linux Unix compiles with a fallback: no subreaper, no death signal, exit polling.
+//! * Non-Linux Unix compiles with a fallback: `fork()`, no subreaper, no death signal, exit
+//!   polling. Linux without glibc (musl) keeps everything but spawns with `fork()`, whose cost
+//!   grows with the host's memory.
 
 mod control;
 mod error;
 mod exec;
 mod exit_watch;
+#[cfg(any(not(all(target_os = "linux", target_env = "gnu")), test))]
+mod fork;
 mod group;
 mod handle;
 mod janitor;
+mod launch;
 mod monitor;
 mod options;
 mod output;
@@ -59,6 +70,8 @@ mod spawner;
 mod status;
 mod stdin;
 mod sys;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod vfork;
 
 pub use error::ProcessError;
 pub use exec::{exec, Output};

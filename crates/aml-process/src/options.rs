@@ -1,7 +1,6 @@
-//! What a caller can ask of one spawn, and how it turns into a `std::process::Command`.
+//! What a caller can ask of one spawn. `launch.rs` turns it into the strings `execve` needs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -49,32 +48,8 @@ impl Default for SpawnOptions {
     }
 }
 
-impl SpawnOptions {
-    /// Builds the command with piped stdio. Group creation and the death signal are added by the
-    /// spawner, which owns the `pre_exec` hook.
-    pub(crate) fn command(&self, program: &str, args: &[String]) -> Command {
-        let mut command = Command::new(program);
-        command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if !self.inherit_env {
-            command.env_clear();
-        }
-        for (key, value) in &self.env {
-            command.env(key, value);
-        }
-        if let Some(cwd) = &self.cwd {
-            command.current_dir(cwd);
-            command.env("PWD", absolute(cwd));
-        }
-        command
-    }
-}
-
 /// `cwd` joined onto the host's current directory when relative; unchanged when that fails (the
 /// spawn then reports the real problem).
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

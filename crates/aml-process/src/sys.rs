@@ -1,7 +1,8 @@
 //! Thin, audited wrappers over the libc calls the supervisor needs.
 //!
-//! Every `unsafe` block of the crate lives here, so the rest of the crate reasons about process
-//! groups with safe functions whose preconditions are stated in their docs.
+//! Every `unsafe` block of the crate lives here, except child creation itself (`vfork/` with
+//! glibc on Linux, `fork.rs` elsewhere), so the rest of the crate reasons about process groups
+//! with safe functions whose preconditions are stated in their docs.
 
 use std::io;
 
@@ -18,49 +19,6 @@ pub(crate) enum GroupWait {
     Running,
     /// No child of ours is in the group (`ECHILD`).
     Empty,
-}
-
-/// Makes `command`'s child the leader of a new session and process group and (Linux) arms its
-/// parent-death signal, between fork and exec.
-pub(crate) fn isolate_child(command: &mut std::process::Command) {
-    use std::os::unix::process::CommandExt;
-    // Captured before fork: the child compares it with getppid() to detect a parent that died
-    // before the death signal was armed.
-    // SAFETY: getpid cannot fail and touches no memory.
-    let parent = unsafe { libc::getpid() };
-    // SAFETY: `child_setup` only makes async-signal-safe calls and allocates nothing, which is
-    // what running between fork and exec in a multi-threaded process requires.
-    unsafe {
-        command.pre_exec(move || child_setup(parent));
-    }
-}
-
-/// Runs in the forked child before `execve`. Only async-signal-safe calls are allowed here
-/// because the host is multi-threaded: `setsid`, `prctl`, `getppid` and building an `io::Error`
-/// from errno (no allocation) qualify.
-fn child_setup(parent: pid_t) -> io::Result<()> {
-    // SAFETY: setsid has no memory-safety preconditions; a freshly forked child is never a group
-    // leader, so it only fails if the kernel refuses, which we report as a spawn error.
-    if unsafe { libc::setsid() } == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: PR_SET_PDEATHSIG takes a signal number in arg2 and ignores the rest.
-        let armed = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
-        if armed == -1 {
-            return Err(io::Error::last_os_error());
-        }
-        // The parent may have died between fork and prctl, in which case the signal will never
-        // come: we were already reparented, so refuse to start instead of running unowned.
-        // SAFETY: getppid cannot fail and touches no memory.
-        if unsafe { libc::getppid() } != parent {
-            return Err(io::Error::from_raw_os_error(libc::ESRCH));
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = parent;
-    Ok(())
 }
 
 /// Marks the host as a child subreaper so orphans of our trees are reparented to us (and can be
@@ -215,4 +173,20 @@ pub(crate) fn read_now(fd: std::os::fd::BorrowedFd<'_>, buffer: &mut [u8]) -> io
     } else {
         Ok(read as usize)
     }
+}
+
+/// `fd` itself when it is above 2, otherwise a CLOEXEC duplicate that is (and `fd` is closed).
+/// See `spawner::stdio_pipes` for why a child's ends must not be 0, 1 or 2.
+pub(crate) fn above_stdio(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: `fd` is open for the duration of the call; F_DUPFD_CLOEXEC takes a minimum fd.
+    let duplicate = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 3) };
+    if duplicate == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fcntl returned a fresh descriptor that nothing else owns.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(duplicate) })
 }

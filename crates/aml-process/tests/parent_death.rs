@@ -1,5 +1,8 @@
 //! PR_SET_PDEATHSIG: a leader does not outlive a SIGKILLed host. The host is this test binary
-//! re-executed as a helper, so the real test can kill it.
+//! re-executed as a helper, so the real test can kill it. Linux only: elsewhere there is no
+//! death signal to test.
+
+#![cfg(target_os = "linux")]
 
 mod common;
 

@@ -1,0 +1,106 @@
+//! The system calls the parent side of `vfork/` needs, each with its safety argument.
+
+use std::ffi::c_void;
+use std::io;
+use std::ptr;
+
+use libc::pid_t;
+
+/// The child needs a few hundred bytes (its frames, glibc's thin wrappers); this leaves a wide
+/// margin for debug builds. A guard page below turns an overflow into a SIGSEGV of the child.
+const STACK_SIZE: usize = 64 * 1024;
+
+/// An anonymous mapping used as the child's stack, with a guard page at its low end.
+pub(crate) struct ChildStack {
+    base: *mut c_void,
+    len: usize,
+}
+
+impl ChildStack {
+    pub(crate) fn new() -> io::Result<Self> {
+        let guard = page_size();
+        let len = STACK_SIZE + guard;
+        let protection = libc::PROT_READ | libc::PROT_WRITE;
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK;
+        // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+        let base = unsafe { libc::mmap(ptr::null_mut(), len, protection, flags, -1, 0) };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let stack = ChildStack { base, len };
+        // SAFETY: `guard` is one page at the page-aligned start of our own mapping.
+        if unsafe { libc::mprotect(base, guard, libc::PROT_NONE) } == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(stack)
+    }
+
+    /// The initial stack pointer: stacks grow down on every Linux target we build for. The end
+    /// of a page-aligned mapping is 16-byte aligned, as the ABIs require.
+    pub(crate) fn top(&self) -> *mut c_void {
+        self.base.wrapping_byte_add(self.len)
+    }
+}
+
+impl Drop for ChildStack {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly our mapping; no child runs on it once clone has returned.
+        unsafe { libc::munmap(self.base, self.len) };
+    }
+}
+
+/// Reaps `pid`, a child of ours that exited (or is exiting) without ever exec'ing, blocking
+/// until its zombie appears. Only for a child that failed to start: it ran nothing, so it has
+/// no group or descendants for `group.rs` to track.
+pub(crate) fn reap_exited_child(pid: pid_t) {
+    let mut raw = 0;
+    // SAFETY: `raw` is a valid out-pointer for the duration of each call.
+    while unsafe { libc::waitpid(pid, &mut raw, 0) } == -1
+        && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+    {}
+}
+
+/// The size of a memory page.
+fn page_size() -> usize {
+    // SAFETY: sysconf only reads a system constant.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).unwrap_or(4096)
+}
+
+/// The empty signal set.
+pub(crate) fn empty_signal_set() -> libc::sigset_t {
+    // SAFETY: sigset_t is plain data, and sigemptyset initialises all of it.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        set
+    }
+}
+
+/// Every signal blocked on the calling thread until dropped, when the previous mask returns.
+/// glibc keeps its two internal signals deliverable; see `child.rs` for why that is fine.
+pub(crate) struct BlockedSignals(libc::sigset_t);
+
+impl BlockedSignals {
+    pub(crate) fn all() -> io::Result<Self> {
+        // SAFETY: sigset_t is plain data; sigfillset initialises `all`, and pthread_sigmask
+        // fully writes `previous` on success.
+        unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            let mut previous: libc::sigset_t = std::mem::zeroed();
+            match libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut previous) {
+                0 => Ok(BlockedSignals(previous)),
+                error => Err(io::Error::from_raw_os_error(error)),
+            }
+        }
+    }
+}
+
+impl Drop for BlockedSignals {
+    fn drop(&mut self) {
+        // SAFETY: restores a mask pthread_sigmask itself returned, on the same thread (the
+        // guard is a local of the spawner thread and never moves across threads).
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, ptr::null_mut()) };
+    }
+}
