@@ -1,4 +1,4 @@
-// Small async helpers shared by the Context and Parallel specs.
+// Small async helpers shared by several specs (Context, Parallel, events, …).
 
 export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
