@@ -4,18 +4,10 @@ import { describe, expect, it, vi } from "vitest"
 import { AmlRuntime, EvaluationError, evaluate } from "@aml-jsx/sdk"
 
 import { panicForTest } from "../lib/native.js"
+import { rejection } from "./support/errors.js"
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const never = () => new Promise<never>(() => {})
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error("expected the promise to reject")
-}
 
 function observed(runtime: AmlRuntime) {
   const log: any[] = []

@@ -9,19 +9,11 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as sdk from "@aml-jsx/sdk"
 import { AmlRuntime, EvaluationError, evaluate } from "@aml-jsx/sdk"
 import * as jsxRuntime from "@aml-jsx/sdk/jsx-runtime"
+import { rejection } from "./support/errors.js"
 
 const ONLY_ACTIVE = "evaluate() is only available while an AML component is active"
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error("expected the promise to reject")
-}
 
 /** Calls `fn` and returns what it threw synchronously or what its promise rejected with. */
 async function failureOf(fn: () => unknown): Promise<any> {

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, test } from "vitest"
 
 import { Agent, AmlRuntime, EvaluationError, FollowUp, System, evaluate } from "@aml-jsx/sdk"
+import { rejection } from "./support/errors.js"
 
 /** Stand-in for DeterministicAgentProvider({ name, respond }): records every request. */
 function deterministic(options: { name?: string; respond: (request: any) => { text: string } }) {
@@ -25,15 +26,6 @@ function deterministic(options: { name?: string; respond: (request: any) => { te
     },
   }
   return { calls, provider }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected the evaluation to reject")
-    },
-    (error: unknown) => error,
-  )
 }
 
 describe("docs/reference/primitives/agent.mdx", () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { Agent, AmlRuntime, Sandbox, localSandbox } from "@aml-jsx/sdk"
 import type { SandboxAcquireRequest, SandboxLease } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider, sandboxProviderConformance } from "@aml-jsx/sdk/testing"
+import { rejection } from "./support/errors.js"
 
 let directory: string
 let outside: string
@@ -29,15 +30,6 @@ afterAll(async () => {
 
 const request = (overrides: Partial<SandboxAcquireRequest> = {}): SandboxAcquireRequest =>
   Object.freeze({ access: "read-write", cwd: ".", evaluationId: "e", root: ".", signal: new AbortController().signal, ...overrides })
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection")
-    },
-    (error: unknown) => error,
-  )
-}
 
 async function using<T>(lease: SandboxLease<any>, body: (lease: SandboxLease<any>) => Promise<T>) {
   try {

@@ -14,18 +14,10 @@ import {
 } from "@aml-jsx/sdk"
 import { jsx } from "@aml-jsx/sdk/jsx-runtime"
 import { createAgentExecutionContext } from "@aml-jsx/sdk/testing"
+import { rejection } from "./support/errors.js"
 
 const NAME = "abortable"
 const LABEL = `Agent provider "${NAME}"`
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error("expected the promise to reject")
-}
 
 function deferred<T = void>() {
   let resolve!: (value: T) => void

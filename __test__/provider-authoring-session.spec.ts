@@ -4,24 +4,10 @@ import { describe, expect, it } from "vitest"
 
 import { createAgentProviderTurns, executeAgentProviderSession, type AgentRequest } from "@aml-jsx/sdk"
 import { createAgentExecutionContext } from "@aml-jsx/sdk/testing"
+import { expectExact, rejection } from "./support/errors.js"
 
 const NAME = "sess"
 const LABEL = `Agent provider "${NAME}"`
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error("expected the promise to reject")
-}
-
-function expectExact(error: any, type: new (...args: any[]) => Error, message: string) {
-  expect(error).toBeInstanceOf(type)
-  expect(error.constructor).toBe(type)
-  expect(error.message).toBe(message)
-}
 
 const turns = (...followUps: string[]) =>
   createAgentProviderTurns({ followUps, prompt: "p0" } as unknown as AgentRequest, NAME)

@@ -17,6 +17,7 @@ import {
   type AgentRequest,
 } from "@aml-jsx/sdk"
 import { createAgentExecutionContext } from "@aml-jsx/sdk/testing"
+import { rejection } from "./support/errors.js"
 
 type Hooks = Partial<AgentProviderSession> & { open?: (request: AgentRequest) => Promise<void> }
 
@@ -57,15 +58,6 @@ const outline = (events: any[]) =>
     .map((e) => (e.type === "span.start" ? `start:${e.name}` : e.type === "span.end" ? `end:${e.name}:${e.status}` : `event:${e.name}`))
 
 const byName = (events: any[], type: string, name: string) => events.filter((e) => e.type === type && e.name === name)
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error("expected the promise to reject")
-}
 
 describe("AbstractAgentProvider under AmlRuntime", () => {
   it("runs a subclass through <Agent> with follow-ups and returns the final turn's text", async () => {

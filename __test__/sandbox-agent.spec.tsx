@@ -5,22 +5,7 @@ import { describe, expect, test } from "vitest"
 
 import { Agent, AmlRuntime, EvaluationError, FollowUp, Sandbox, evaluate, supportsSandboxRuntime } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider, DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected the evaluation to reject")
-    },
-    (error: unknown) => error,
-  )
-}
-
-async function expectEvaluationError(promise: Promise<unknown>, message: string) {
-  const error = await rejection(promise)
-  expect(error).toBeInstanceOf(EvaluationError)
-  expect(error.message).toBe(message)
-  return error
-}
+import { expectEvaluationError, rejection } from "./support/errors.js"
 
 function runtimeWith(agentProvider: any, options: Record<string, unknown> = {}) {
   const sandbox = new DeterministicSandboxProvider({ name: "box" })

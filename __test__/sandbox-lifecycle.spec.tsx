@@ -9,15 +9,7 @@ import { DeterministicAgentProvider, DeterministicSandboxProvider } from "@aml-j
 import { liveDomains } from "../lib/native.js"
 import { acquireWritePermit } from "../lib/write-permit.js"
 import { deferred, delay, until } from "./support/async.js"
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected the evaluation to reject")
-    },
-    (error: unknown) => error,
-  )
-}
+import { rejection } from "./support/errors.js"
 
 const RUNTIME = Object.freeze({
   access: "read-write",

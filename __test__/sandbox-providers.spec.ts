@@ -4,19 +4,11 @@ import { describe, expect, test } from "vitest"
 import { AbstractSandboxProvider, SandboxCommand, defineSandboxProvider } from "@aml-jsx/sdk"
 import type { ProvisionedSandbox, SandboxAcquireRequest, SandboxRuntime } from "@aml-jsx/sdk"
 import { DeterministicSandboxProvider, sandboxProviderConformance } from "@aml-jsx/sdk/testing"
+import { rejection } from "./support/errors.js"
 
 const signal = () => new AbortController().signal
 const request = (overrides: Partial<SandboxAcquireRequest> = {}): SandboxAcquireRequest =>
   Object.freeze({ access: "read-write", cwd: "repo/src", evaluationId: "e", root: "repo", signal: signal(), ...overrides })
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection")
-    },
-    (error: unknown) => error,
-  )
-}
 
 describe("defineSandboxProvider (PA-9)", () => {
   test("returns the same object frozen; validates with the runtime's TypeErrors", () => {

@@ -7,22 +7,7 @@ import { Agent, AmlRuntime, EvaluationError, FollowUp, Sandbox, evaluate } from 
 import { DeterministicAgentProvider, DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
 import { traceRecorder } from "./support/async.js"
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected the evaluation to reject")
-    },
-    (error: unknown) => error,
-  )
-}
-
-async function expectEvaluationError(promise: Promise<unknown>, message: string) {
-  const error = await rejection(promise)
-  expect(error).toBeInstanceOf(EvaluationError)
-  expect(error.message).toBe(message)
-  return error
-}
+import { expectEvaluationError, rejection } from "./support/errors.js"
 
 /** A runtime with deterministic providers; the Agent accepts every Sandbox. */
 function setup() {

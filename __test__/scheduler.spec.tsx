@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, test } from "vitest"
 
 import { Agent, AmlRuntime, EvaluationError, evaluate } from "@aml-jsx/sdk"
+import { rejection } from "./support/errors.js"
 
 type Deferred = { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void }
 
@@ -76,15 +77,6 @@ function gated(name = "p") {
     started,
     state,
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error("expected the evaluation to reject")
-    },
-    (error: unknown) => error,
-  )
 }
 
 function Delay(props: { ms: number; children?: unknown }) {

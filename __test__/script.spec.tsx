@@ -12,21 +12,13 @@ import { DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
 import { delay } from "./support/async.js"
 import { expectAllGoneNow, readPidFile, tempDir } from "./support/processes.js"
+import { rejection } from "./support/errors.js"
 
 const dir = tempDir("aml-script-")
 mkdirSync(join(dir.path, "apps/cli"), { recursive: true })
 afterAll(() => dir.remove())
 
 const runtime = new AmlRuntime({ cwd: dir.path })
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`)
-    },
-    (error: unknown) => error,
-  )
-}
 
 async function expectEvaluationError(value: unknown, message: string, on = runtime) {
   const error = await rejection(on.evaluate(value as any))

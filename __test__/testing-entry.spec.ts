@@ -9,21 +9,7 @@ import {
   agentProviderConformance,
   createAgentExecutionContext,
 } from "@aml-jsx/sdk/testing"
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error("expected the promise to reject")
-}
-
-function expectExact(error: any, type: new (...args: any[]) => Error, message: string) {
-  expect(error).toBeInstanceOf(type)
-  expect(error.constructor).toBe(type)
-  expect(error.message).toBe(message)
-}
+import { expectExact, rejection } from "./support/errors.js"
 
 const agent = (prompt: string) => jsx(Agent, { children: prompt })
 
