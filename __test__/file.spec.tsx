@@ -214,6 +214,31 @@ describe("guest writes through a read-write Sandbox", () => {
   })
 })
 
+test("an abort during the write rejects with the reason, unwrapped", async () => {
+  const controller = new AbortController()
+  const reason = new Error("stop")
+  const sandboxProvider = new DeterministicSandboxProvider({
+    spawn: async () => {
+      controller.abort(reason)
+      return {
+        id: "p",
+        stdin: new WritableStream(),
+        stdout: new ReadableStream({ start: (c) => c.close() }),
+        stderr: new ReadableStream({ start: (c) => c.close() }),
+        kill: async () => {},
+        wait: () => new Promise(() => {}),
+      }
+    },
+  })
+  const error = await rejection(
+    new AmlRuntime({ sandboxProvider }).evaluate(<Sandbox access="read-write"><File path="a">x</File></Sandbox>, {
+      signal: controller.signal,
+    }),
+  )
+  expect(error).toBe(reason)
+  expect(sandboxProvider.releases).toHaveLength(1)
+})
+
 test("span: kind file, name File, path in start and end attributes", async () => {
   const runtime = runtimeFor(dir.directory)
   const events = traced(runtime, false)

@@ -5,11 +5,11 @@ import { access, mkdir, readFile, symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, test } from "vitest"
 
-import { Agent, AmlRuntime, Include, Sandbox, Workspace } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, EvaluationError, Include, Sandbox, Workspace } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider, DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
 import { countLines, stagedInstruction } from "../lib/include.js"
-import { expectEvaluationError } from "./support/errors.js"
+import { expectEvaluationError, rejection } from "./support/errors.js"
 import { traced } from "./support/trace.js"
 import { directoryWorkspace, scratch } from "./support/workspace.js"
 
@@ -149,6 +149,26 @@ describe("oversized", () => {
     expect(seen[0].skills).toBeUndefined()
     expect(stagedPath).toMatch(/aml-include-[0-9a-f-]+\/include\/guide\.md$/)
     await expect(access(stagedPath)).rejects.toMatchObject({ code: "ENOENT" })
+  })
+
+  test("a staging failure names the staged path; the provider is not called", async () => {
+    const agentProvider = new DeterministicAgentProvider()
+    const rt = runtime({ agentProvider })
+    const saved = process.env.TMPDIR
+    const missing = join(dir.directory, "no-such-tmp")
+    process.env.TMPDIR = missing
+    try {
+      const error = await rejection(
+        rt.evaluate(<Workspace><Agent><Include path="docs/guide.md" maxBytes={4} /></Agent></Workspace>),
+      )
+      expect(error).toBeInstanceOf(EvaluationError)
+      expect(error.message).toMatch(/^<Include> could not stage ".*\/no-such-tmp\/aml-include-[0-9a-f-]+\/include\/guide\.md"$/)
+      expect(error.cause.code).toBe("ENOENT")
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = saved
+    }
+    expect(agentProvider.calls).toHaveLength(0)
   })
 
   test("inside a Sandbox the guest file itself is the reference, from the Sandbox cwd", async () => {
