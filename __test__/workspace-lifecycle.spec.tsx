@@ -1,7 +1,7 @@
 // <Workspace> lease lifecycle (INVENTORY WS-1): acquisition failures, lease validation, the
 // cancellation races, exactly-once completion (save policy, release always, aggregation),
 // the materialization reference and its inheritance, and the `workspace` span.
-import { describe, expect, test } from "vitest"
+import { describe, expect, test, vi } from "vitest"
 
 import { Agent, AmlRuntime, evaluate, EvaluationError, Sandbox, Workspace } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider, DeterministicSandboxProvider, DeterministicWorkspaceProvider } from "@aml-jsx/sdk/testing"
@@ -153,6 +153,41 @@ describe("cancellation races", () => {
     expectExact(error, AggregateError, 'Workspace provider "p" returned an invalid lease and cleanup failed or raced cancellation')
     expectExact(error.errors[0], TypeError, 'Workspace provider "p" returned a lease with an invalid id')
     expect(error.errors[1]).toBe(reason)
+  })
+
+  test("a provider that ignores the abort is abandoned after the grace; its late lease is released", async () => {
+    vi.useFakeTimers()
+    try {
+      const started = deferred()
+      const late = deferred<unknown>()
+      const calls: string[] = []
+      const provider = {
+        name: "p",
+        acquire: () => {
+          started.resolve()
+          return late.promise
+        },
+      }
+      const controller = new AbortController()
+      const reason = new Error("stop")
+      const pending = new AmlRuntime({ workspaceProvider: provider }).evaluate(<Workspace>x</Workspace>, {
+        signal: controller.signal,
+      })
+      const settled = pending.then(
+        () => "resolved",
+        (error) => error,
+      )
+      await started.promise
+      controller.abort(reason)
+      await vi.advanceTimersByTimeAsync(10_000)
+      expect(await settled).toBe(reason)
+      late.resolve({ ...LEASE, save: async () => {}, release: async () => void calls.push("release") })
+      await vi.advanceTimersByTimeAsync(0)
+      for (let i = 0; i < 10 && calls.length === 0; i++) await Promise.resolve()
+      expect(calls).toEqual(["release"])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   test("a provider that rejects with the reason: the reason, unwrapped", async () => {
