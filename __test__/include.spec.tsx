@@ -114,6 +114,19 @@ describe("inline", () => {
   })
 })
 
+test("localSandbox refuses every process under read-only access, so guest reads need read-write there", async () => {
+  const { localSandbox } = await import("@aml-jsx/sdk")
+  const rt = runtime({ sandboxProvider: localSandbox() })
+  const error = await expectEvaluationError(
+    rt.evaluate(<Workspace><Sandbox><Include path="docs/guide.md" /></Sandbox></Workspace>),
+    '<Include> could not read "docs/guide.md"',
+  )
+  expect(error.cause.message).toBe("Local Sandbox cannot execute under read-only access because host processes cannot enforce it")
+  await expect(
+    rt.evaluate(<Workspace><Sandbox access="read-write"><Include path="docs/guide.md" /></Sandbox></Workspace>),
+  ).resolves.toBe("line one\nline two\n")
+})
+
 describe("oversized", () => {
   test("outside an Agent it is an error", async () => {
     await expectEvaluationError(
