@@ -170,6 +170,11 @@ describe("guest writes through a read-write Sandbox", () => {
     )
     expect(await readFile(join(dir.directory, "pkg/notes/out.md"), "utf8")).toBe("from the guest")
     expect(await readdir(join(dir.directory, "pkg/notes"))).toEqual(["out.md"])
+    // Segments that look like options are still paths.
+    await runtime.evaluate(
+      <Workspace><Sandbox access="read-write"><File path="-n/-f.md">dashes</File></Sandbox></Workspace>,
+    )
+    expect(await readFile(join(dir.directory, "-n/-f.md"), "utf8")).toBe("dashes")
   })
 
   test("guest parent and destination rules", async () => {

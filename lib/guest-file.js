@@ -20,7 +20,7 @@ while case $rest in */*) true ;; *) false ;; esac; do
   rest=\${rest#*/}
   if [ "$dir" = . ]; then dir=$seg; else dir=$dir/$seg; fi
   if [ -L "$dir" ] || { [ -e "$dir" ] && [ ! -d "$dir" ]; }; then printf '%s' "$dir" >&2; exit ${PARENT}; fi
-  [ -d "$dir" ] || [ "$create" != 1 ] || mkdir "$dir" || exit 1
+  [ -d "$dir" ] || [ "$create" != 1 ] || mkdir -- "$dir" || exit 1
 done
 if [ -L "$target" ] || { [ -e "$target" ] && [ ! -f "$target" ]; }; then exit ${NOT_REGULAR}; fi
 `
@@ -28,9 +28,9 @@ if [ -L "$target" ] || { [ -e "$target" ] && [ ! -f "$target" ]; }; then exit ${
 const WRITE_SCRIPT = `create=1
 ${WALK}
 tmp=$dir/.aml-file-$2.tmp
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f -- "$tmp"' EXIT
 (set -C; cat > "$tmp") || exit 1
-mv -f "$tmp" "$target" || exit 1
+mv -f -- "$tmp" "$target" || exit 1
 trap - EXIT
 `
 
