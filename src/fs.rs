@@ -23,33 +23,6 @@ pub struct FsOutcome {
     pub content: Option<Buffer>,
 }
 
-fn errno_code(error: &std::io::Error) -> Option<String> {
-    let name = match error.raw_os_error()? {
-        libc_codes::ENOENT => "ENOENT",
-        libc_codes::EACCES => "EACCES",
-        libc_codes::EPERM => "EPERM",
-        libc_codes::ENOSPC => "ENOSPC",
-        libc_codes::EROFS => "EROFS",
-        libc_codes::EISDIR => "EISDIR",
-        libc_codes::ENOTDIR => "ENOTDIR",
-        libc_codes::EEXIST => "EEXIST",
-        _ => return None,
-    };
-    Some(name.to_string())
-}
-
-/// Linux errno values the facade names (the binding does not link libc itself).
-mod libc_codes {
-    pub const EPERM: i32 = 1;
-    pub const ENOENT: i32 = 2;
-    pub const EACCES: i32 = 13;
-    pub const EEXIST: i32 = 17;
-    pub const ENOTDIR: i32 = 20;
-    pub const EISDIR: i32 = 21;
-    pub const ENOSPC: i32 = 28;
-    pub const EROFS: i32 = 30;
-}
-
 fn outcome(result: Operation) -> FsOutcome {
     let mut out = FsOutcome {
         kind: "ok".into(),
@@ -71,7 +44,7 @@ fn outcome(result: Operation) -> FsOutcome {
         Err(FsError::NotRegularFile) => out.kind = "not-regular".into(),
         Err(FsError::Io(e)) => {
             out.kind = "io".into();
-            out.code = errno_code(&e);
+            out.code = aml_fs::errno_code(&e).map(str::to_string);
             out.message = Some(e.to_string());
         }
     }

@@ -37,6 +37,25 @@ pub enum FsError {
     Io(#[from] io::Error),
 }
 
+/// The POSIX name of an I/O error's errno (`"ENOENT"`…), as Node spells `error.code`.
+pub fn errno_code(error: &io::Error) -> Option<&'static str> {
+    Some(match error.raw_os_error()? {
+        libc::ENOENT => "ENOENT",
+        libc::EACCES => "EACCES",
+        libc::EPERM => "EPERM",
+        libc::ENOSPC => "ENOSPC",
+        libc::EDQUOT => "EDQUOT",
+        libc::EROFS => "EROFS",
+        libc::EISDIR => "EISDIR",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::EEXIST => "EEXIST",
+        libc::ENAMETOOLONG => "ENAMETOOLONG",
+        libc::EIO => "EIO",
+        libc::EMFILE => "EMFILE",
+        _ => return None,
+    })
+}
+
 /// Replaces `path` (portable, relative to `root`) with `content`, creating missing parents.
 pub fn write_file(root: &Path, path: &str, content: &[u8]) -> Result<(), FsError> {
     let (parents, name) = portable_segments(path)?;

@@ -192,7 +192,10 @@ fn unconfined_paths_never_reach_the_filesystem() {
 fn reads_report_missing_files_as_io_errors() {
     let s = Scratch::new();
     match read_file(&s.root(), "missing/x.txt") {
-        Err(FsError::Io(e)) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+        Err(FsError::Io(e)) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+            assert_eq!(aml_fs::errno_code(&e), Some("ENOENT"));
+        }
         other => panic!("{other:?}"),
     }
     write_file(&s.root(), "docs/a.md", "héllo\n".as_bytes()).unwrap();
