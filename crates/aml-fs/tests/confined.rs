@@ -204,3 +204,34 @@ fn reads_report_missing_files_as_io_errors() {
         "héllo\n".as_bytes()
     );
 }
+
+#[test]
+fn concurrent_replacements_never_tear_or_leave_temporary_files() {
+    let s = Scratch::new();
+    let root = s.root();
+    let contents: Vec<Vec<u8>> = (0..8u8).map(|i| vec![b'a' + i; 64 * 1024]).collect();
+    std::thread::scope(|scope| {
+        for content in &contents {
+            let root = &root;
+            scope.spawn(move || {
+                for _ in 0..20 {
+                    write_file(root, "shared/file.bin", content).unwrap();
+                }
+            });
+        }
+        // A reader sees one complete version at every moment.
+        let root = &root;
+        scope.spawn(move || {
+            for _ in 0..200 {
+                if let Ok(bytes) = read_file(root, "shared/file.bin") {
+                    assert_eq!(bytes.len(), 64 * 1024);
+                    assert!(
+                        bytes.iter().all(|b| *b == bytes[0]),
+                        "a torn write was observed"
+                    );
+                }
+            }
+        });
+    });
+    assert_eq!(entries(&root.join("shared")), ["file.bin"]);
+}
