@@ -18,10 +18,12 @@ export type CliProcess = {
   done: Promise<CliResult>
 }
 
-/** Starts `aml <args>`; NODE_ENV is removed unless `env` sets it. */
+/** Starts `aml <args>` with the test runner's own variables removed (see below). */
 export function startCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliProcess {
   const env: Record<string, string | undefined> = { ...process.env }
-  delete env.NODE_ENV
+  // Vitest puts NODE_ENV and Vite's MODE/DEV/PROD/SSR/BASE_URL into its environment; a user's
+  // shell has none of them.
+  for (const name of ["NODE_ENV", "MODE", "DEV", "PROD", "SSR", "BASE_URL"]) delete env[name]
   const child = spawn(process.execPath, [amlBin, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...env, ...options.env },
