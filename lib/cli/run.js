@@ -37,11 +37,13 @@ async function evaluateWorkflow(options, signal) {
   if (options.runtimeEnvFile !== undefined) {
     applyRuntimeEnvFile(process.env, resolveRuntimeEnvFile(options.runtimeEnvFile, cwd, workflowDir))
   }
+  // The SDK loads before the module hooks exist: with `module.register` every later import
+  // is a round trip to Node's loader thread, and the SDK is most of the module graph.
+  const { AmlRuntime, createConsoleTracer } = await import("../../index.js")
   const namespace = await untilAborted(importWorkflow(path), signal)
   const selected = selectExport(namespace, path, options.entry)
   const value = await untilAborted(typeof selected === "function" ? selected() : selected, signal)
 
-  const { AmlRuntime, createConsoleTracer } = await import("../../index.js")
   const trace = options.trace ? createConsoleTracer({ captureContent: options.captureContent, write: stderrLine }) : undefined
   const runtime = new AmlRuntime(trace === undefined ? undefined : { trace })
   let runId
