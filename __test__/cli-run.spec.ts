@@ -121,6 +121,12 @@ describe("failures", () => {
     )
   })
 
+  it("lists what an AggregateError aggregates", async () => {
+    const result = await runCli(["run", fixture("parallel-fails.tsx")])
+    expect(result).toMatchObject({ code: 1, stdout: "" })
+    expect(diagnostics(result.stderr)).toBe("aml: AML Parallel branches failed\n  including: first branch failed\n  including: third branch failed\n")
+  })
+
   it("reports a value that is not AML with the runtime's EvaluationError message", async () => {
     const result = await runCli(["run", fixture("invalid-value.tsx")])
     expect(result).toMatchObject({ code: 1, stdout: "" })
@@ -194,6 +200,8 @@ describe("command line", () => {
       [["run"], "missing required args for command `run <workflowFile>`"],
       [["run", "w.tsx", "--entry"], "option `-e, --entry <name>` value is missing"],
       [["run", "w.tsx", "--runtime-env-file"], "option `--runtime-env-file <file>` value is missing"],
+      [["run", "w.tsx", "--json=1"], "option `--json` does not take a value"],
+      [["run", "a.tsx", "b.tsx"], "unexpected argument for command `run <workflowFile>`: b.tsx"],
     ]
     for (const [args, message] of cases) {
       const result = await runCli(args)
