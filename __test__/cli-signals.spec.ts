@@ -75,6 +75,20 @@ describe.each([
   })
 })
 
+describe("bounded cleanup", () => {
+  it("exits with the first signal's status when cleanup has not settled after 10 s", async () => {
+    const cli = startCli(["run", fixture("stuck-release.tsx")])
+    await cli.waitForStderr("fixture: running")
+    cli.child.kill("SIGTERM")
+    await cli.waitForStderr("fixture: release started")
+    const result = await cli.done
+    // The run never finished (no finish event, no diagnostic): the deadline ended it.
+    expect(result).toMatchObject({ code: 143, signal: null, stdout: "" })
+    expect(result.stderr).not.toContain("aml: finished run")
+    expect(result.stderr).not.toContain("interrupted")
+  }, 40_000)
+})
+
 describe("a second signal", () => {
   it("exits at once with that signal's status while cleanup is still running", async () => {
     const cli = startCli(["run", fixture("ignore-abort.tsx")])
