@@ -5,7 +5,7 @@ import { join } from "node:path"
 
 import { describe, expect, it } from "vitest"
 
-import { repoRoot, runCli } from "./support/cli.js"
+import { fixture, repoRoot, runCli } from "./support/cli.js"
 
 const EXAMPLES = [
   "basic",
@@ -37,5 +37,15 @@ describe("examples run with aml run", () => {
     expect(stdout).toContain("- src/math.js:3 divide() returns Infinity or NaN when b is 0")
     expect(stdout).toContain('- src/format.js:2 formatPrice(150) prints "$1.5"')
     expect(stdout.trimEnd().endsWith("Verdict: request changes (3 findings)")).toBe(true)
+  })
+
+  it("the review uses the provider module named by AML_REVIEW_PROVIDER_MODULE", async () => {
+    const result = await runCli(["run", "examples/review.tsx"], { env: { AML_REVIEW_PROVIDER_MODULE: fixture("review-provider.ts") } })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe(
+      "<Merge the specialists' findings and end with a verdict line; tools=; Review of review-sample:\n\n" +
+        "<Focus: correctness; tools=list_files,read_file; Review every source file of the repository for correctness problems.>" +
+        "<Focus: formatting; tools=list_files,read_file; Review every source file of the repository for formatting problems.>>\n",
+    )
   })
 })

@@ -3,11 +3,12 @@
 // Tools that read the repository, then one Agent synthesises the verdict.
 //
 // The reviewers' provider is deterministic by default (rules stand in for a model, so the
-// example needs no credentials); `reviewProvider` is the one place to put a live Agent
-// provider. AML_REVIEW_DIR reviews another directory.
+// example needs no credentials). AML_REVIEW_PROVIDER_MODULE names a module whose default
+// export is the Agent provider to use instead (a live ACP profile, for instance);
+// AML_REVIEW_DIR reviews another directory.
 import { readFile, readdir } from "node:fs/promises"
 import { join, relative, resolve, sep } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 import { z } from "zod"
 
@@ -85,10 +86,20 @@ const deterministicSynthesis = new DeterministicAgentProvider({
   },
 })
 
-/** The Agent provider of the reviewers and the synthesis; replace it to use a live model. */
+async function configuredProvider(): Promise<AgentProvider | undefined> {
+  const specifier = process.env.AML_REVIEW_PROVIDER_MODULE
+  if (specifier === undefined || specifier === "") return undefined
+  const module = (await import(pathToFileURL(resolve(specifier)).href)) as { default?: AgentProvider }
+  if (module.default === undefined) throw new Error(`${specifier} must export an Agent provider as default`)
+  return module.default
+}
+
+const configured = await configuredProvider()
+
+/** The Agent providers of the reviewers and the synthesis. */
 export const reviewProvider: { reviewer: AgentProvider; synthesis: AgentProvider } = {
-  reviewer: deterministicReviewer,
-  synthesis: deterministicSynthesis,
+  reviewer: configured ?? deterministicReviewer,
+  synthesis: configured ?? deterministicSynthesis,
 }
 
 function Reviewer(props: { focus: string }) {

@@ -10,6 +10,10 @@ function packageVersion() {
 
 /** Runs `aml` with `argv` (the arguments after the executable); resolves with the exit code. */
 export async function main(argv) {
+  // `aml run … | head` closes stdout early; that is the reader's choice, not a crash.
+  process.stdout.on("error", (error) => {
+    if (error?.code !== "EPIPE") throw error
+  })
   let options
   try {
     options = parseArgs(argv)
