@@ -40,6 +40,8 @@ async function evaluateWorkflow(options, signal) {
   // The SDK loads before the module hooks exist: with `module.register` every later import
   // is a round trip to Node's loader thread, and the SDK is most of the module graph.
   const { AmlRuntime, createConsoleTracer } = await import("../../index.js")
+  // Interrupted while the SDK loaded: the workflow's top-level code must not start at all.
+  if (signal.aborted) throw signal.reason
   const namespace = await untilAborted(importWorkflow(path), signal)
   const selected = selectExport(namespace, path, options.entry)
   const value = await untilAborted(typeof selected === "function" ? selected() : selected, signal)
