@@ -24,7 +24,7 @@ describe("the workflow file", () => {
 
   it("loads relative .ts/.tsx imports (.js naming .ts, extensionless, .tsx)", async () => {
     const result = await runCli(["run", fixture("relative-imports.tsx")])
-    expect(result).toMatchObject({ code: 0, stdout: "answer=42 [ok]\n" })
+    expect(result).toMatchObject({ code: 0, stdout: "answer=42 [ok]!\n" })
   })
 
   it("maps stack traces to the authored TypeScript lines", async () => {

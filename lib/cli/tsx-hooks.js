@@ -46,9 +46,10 @@ export async function resolve(specifier, context, nextResolve) {
   } catch (error) {
     if (!NOT_FOUND.has(error?.code)) throw error
     if (isPathLike(specifier)) {
-      const extension = extensionOf(specifier)
-      const stem = extension === "" ? specifier.replace(/\/$/, "") : specifier.slice(0, -extension.length)
-      for (const suffix of ALTERNATIVES[extension] ?? []) {
+      // An unknown "extension" is part of the name (`./name.util` for `./name.util.ts`).
+      const known = Object.hasOwn(ALTERNATIVES, extensionOf(specifier)) ? extensionOf(specifier) : ""
+      const stem = known === "" ? specifier.replace(/\/$/, "") : specifier.slice(0, -known.length)
+      for (const suffix of ALTERNATIVES[known]) {
         try {
           return typed(await nextResolve(stem + suffix, context))
         } catch (candidateError) {
