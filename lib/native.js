@@ -66,6 +66,8 @@ const {
   invalid,
   isStructured,
   liveTasks,
+  loopPark,
+  loopResume,
   loopTransition,
   newTask,
   node,
@@ -120,6 +122,12 @@ export class NativeEvaluation {
   }
   setLoopRender(task, toolReference) {
     return setLoopRender(this.id, task, toolReference)
+  }
+  loopPark(task) {
+    return loopPark(this.id, task)
+  }
+  loopResume(task) {
+    return loopResume(this.id, task)
   }
   /** null, or the maxStateTransitions message (crates/aml-engine/src/loop_render.rs). */
   loopTransition(task, name, iteration) {
