@@ -37,6 +37,10 @@ export const {
   toolDispatcherInstalled,
 } = binding
 
+// Plain file and path work (src/skill_files.rs over crates/aml-files): portable paths and
+// <Skill> package snapshots, staging and removal.
+export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillPackageStage } = binding
+
 const {
   agentDone,
   agentHandshakeDone,

@@ -17,5 +17,6 @@ mod process_runtime;
 mod registry;
 pub mod scope;
 pub mod skill;
+pub mod skill_files;
 pub mod spans;
 pub mod tool_dispatch;
