@@ -478,7 +478,10 @@ export type AgentTool = AgentJavaScriptTool
  * component. Outside an active component (including inside provider `run()` and Tool
  * executors) the call throws `EvaluationError("Tools can only be called while an AML
  * component is active")` synchronously. `execute(input, context)` is the low-level form for
- * provider and test infrastructure and needs no active component.
+ * provider and test infrastructure and needs no active component. It is inherited from a
+ * prototype shared by every Tool (not an own member), and rejects with a `TypeError` when
+ * called on anything but the Tool itself (an `Object.create(tool)` derivative, a detached
+ * method).
  */
 export interface AmlTool<Input = any, Output = unknown> extends AgentJavaScriptTool {
   (input: Input): Promise<Output>

@@ -134,7 +134,7 @@ describe("runtime validation wrappers", () => {
 describe("release", () => {
   test("exactly once, after the subtree settles and before the enclosing spans close", async () => {
     const log: string[] = []
-    const sandbox = new DeterministicSandboxProvider({ release: async (_h, id) => void log.push(`release ${id}`) })
+    const sandbox = new DeterministicSandboxProvider({ release: async ({ id }) => void log.push(`release ${id}`) })
     const agent = new DeterministicAgentProvider({ supportsSandbox: () => true, respond: async () => (await delay(5), log.push("agent"), { text: "t" }) })
     const runtime = new AmlRuntime({ agentProvider: agent, sandboxProvider: sandbox })
     runtime.on("trace", (event: any) => void (event.type === "span.end" && log.push(`end ${event.kind}`)))

@@ -176,7 +176,7 @@ describe("DeterministicSandboxProvider (TST-2)", () => {
     const first = await provider.acquire(req)
     const second = await provider.acquire(request({ access: "read-only" }))
     expect([first.id, second.id]).toEqual(["deterministic-sandbox-1", "deterministic-sandbox-2"])
-    expect(first.handle).toEqual({ acquisition: 1, kind: "deterministic-sandbox", request: req })
+    expect(first.handle).toEqual({ acquisition: 0, kind: "deterministic-sandbox", request: req })
     expect(first.runtime).toMatchObject({ access: "read-write", cwd: "repo/src", root: "repo" })
     expect(await first.runtime.exec("git", ["status", "--short"])).toEqual({ exitCode: 0, stderr: "", stdout: "git status --short" })
     const process = await first.runtime.spawn("echo", ["hi"])
@@ -192,18 +192,22 @@ describe("DeterministicSandboxProvider (TST-2)", () => {
     expect(Object.isFrozen(provider.acquisitions) && Object.isFrozen(provider.releases)).toBe(true)
   })
 
-  test("hooks receive the request, the handle and the call", async () => {
+  test("hooks receive the lease's request, the caller's options and the 0-based acquisition", async () => {
     const calls: unknown[] = []
     const provider = new DeterministicSandboxProvider<{ custom: number }>({
       name: "hooks",
       createHandle: (_req, n) => ({ custom: n }),
-      exec: (command, args, options, handle) => (calls.push([command, args, options, handle]), { exitCode: 3, stderr: "e", stdout: "o" }),
-      release: (handle, id) => void calls.push(["release", handle, id]),
+      exec: (command, args, request, options) => (calls.push([command, args, request, options]), { exitCode: 3, stderr: "e", stdout: "o" }),
+      release: (lease, acquisition) => void calls.push(["release", lease, acquisition]),
     })
-    const lease = await provider.acquire(request())
-    expect(await lease.runtime.exec("x", ["y"], { cwd: "repo" })).toEqual({ exitCode: 3, stderr: "e", stdout: "o" })
+    const req = request()
+    const lease = await provider.acquire(req)
+    const options = { cwd: "repo" }
+    expect(await lease.runtime.exec("x", ["y"], options)).toEqual({ exitCode: 3, stderr: "e", stdout: "o" })
     await lease.release()
-    expect(calls).toEqual([["x", ["y"], { cwd: "repo" }, { custom: 1 }], ["release", { custom: 1 }, "hooks-1"]])
+    expect(calls).toEqual([["x", ["y"], req, options], ["release", { handle: { custom: 0 }, id: "hooks-1" }, 0]])
+    expect((calls[0] as unknown[])[2]).toBe(req)
+    expect((calls[0] as unknown[])[3]).toBe(options)
   })
 
   test("an aborted request rejects with the reason and records nothing", async () => {

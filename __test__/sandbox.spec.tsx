@@ -229,7 +229,7 @@ describe("nested <Sandbox> views", () => {
 describe("trace and placement", () => {
   test("sandbox spans: span-N, name Sandbox, nested attribute, closed after the release", async () => {
     const log: string[] = []
-    const sandbox = new DeterministicSandboxProvider({ release: (_handle, id) => void log.push(`release ${id}`) })
+    const sandbox = new DeterministicSandboxProvider({ release: ({ id }) => void log.push(`release ${id}`) })
     const runtime = new AmlRuntime({ sandboxProvider: sandbox })
     const { events, sink } = traceRecorder()
     runtime.on("trace", (event: any) => {

@@ -7,13 +7,13 @@ import { DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
 import { deferred, traceRecorder } from "./support/async.js"
 
-type Call = { command: string; args: string[]; options: Record<string, unknown> }
+type Call = { command: string; args: string[]; options: Record<string, unknown>; request: unknown }
 
 function sandboxed(answer: (call: Call) => unknown = () => ({ exitCode: 0, stderr: "", stdout: "from sandbox\n" })) {
   const calls: Call[] = []
   const provider = new DeterministicSandboxProvider({
-    exec: (command: string, args: string[], options: Record<string, unknown>) => {
-      const call = { args, command, options }
+    exec: (command: string, args: readonly string[], request: unknown, options: any) => {
+      const call = { args: [...args], command, options, request }
       calls.push(call)
       return answer(call) as any
     },

@@ -6,7 +6,8 @@ import { toStandardJsonSchema } from "@valibot/to-json-schema"
 import { describe, expect, it } from "vitest"
 import { z } from "zod"
 
-import { defineTool } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, EvaluationError, Tool, defineTool } from "@aml-jsx/sdk"
+import { jsx } from "@aml-jsx/sdk/jsx-runtime"
 
 import { anything, customSchema, expectError, failureOf, Point } from "./support/schemas.js"
 
@@ -165,7 +166,7 @@ describe("the returned Tool (TL-1, docs-next callable Tools)", () => {
     const tool = defineTool(base())
     expect(typeof tool).toBe("function")
     expect(Object.isFrozen(tool)).toBe(true)
-    expect(Object.keys(tool)).toEqual(["name", "description", "inputSchema", "kind", "execute"])
+    expect(Object.keys(tool)).toEqual(["name", "description", "inputSchema", "kind"])
     expect(tool.name).toBe("echo")
     expect(tool.description).toBe("Echo the input")
     expect(tool.kind).toBe("javascript")
@@ -178,6 +179,33 @@ describe("the returned Tool (TL-1, docs-next callable Tools)", () => {
       writable: false,
     })
     expect("prototype" in tool).toBe(false)
+  })
+
+  it("keeps execute on one shared frozen prototype, not as an own member (§2.13)", async () => {
+    const a = defineTool(base())
+    const b = defineTool({ ...base(), name: "other" })
+    expect(Object.hasOwn(a, "execute")).toBe(false)
+    expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(b))
+    expect(Object.isFrozen(Object.getPrototypeOf(a))).toBe(true)
+    expect(a.execute).toBe(b.execute)
+    expect(a.execute).toBeTypeOf("function")
+    await expect(b.execute({ id: "B" }, undefined as never)).resolves.toEqual({ id: "B" })
+  })
+
+  it("derived objects can be built but are not Tools: execute() rejects and <Tool use> refuses them", async () => {
+    const tool = defineTool(base())
+    const derived = Object.create(tool)
+    Object.defineProperty(derived, "description", { value: "changed" })
+    derived.extra = 1
+    expect(derived.name).toBe("echo")
+    expect(derived.description).toBe("changed")
+    expectError(await failureOf(() => derived.execute({ id: "x" }, undefined)), TypeError, "Tool execute() must be called on a Tool returned by defineTool()")
+    const { execute } = tool
+    expectError(await failureOf(() => execute({ id: "x" }, undefined as never)), TypeError, "Tool execute() must be called on a Tool returned by defineTool()")
+    const provider = { name: "p", run: async () => ({ text: "ran" }) }
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const error = await failureOf(() => runtime.evaluate(jsx(Agent, { children: [jsx(Tool, { use: derived }), "go"] })))
+    expectError(error, EvaluationError, "<Tool use> must be a JavaScript Tool")
   })
 
   it("cannot be changed after definition", () => {

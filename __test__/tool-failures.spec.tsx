@@ -101,6 +101,54 @@ describe("hostile executors and providers", () => {
     await expect(new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={hang} />go</Agent>)).resolves.toBe("narrowed")
   })
 
+  it("hands the executor the provider's narrowed signal itself, not a derived one (TL-3)", async () => {
+    const narrow = new AbortController()
+    const seen: unknown[] = []
+    const spy = defineTool({ description: "d", execute: (_: unknown, context: any) => (seen.push(context.signal), 1), input: z.object({}), name: "spy" })
+    const provider = {
+      name: "p",
+      async run(request: any, context: any) {
+        await request.tools[0].execute({}, { signal: narrow.signal, trace: context.trace })
+        await request.tools[0].execute({}, context)
+        return { text: "" }
+      },
+    }
+    await new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={spy} />go</Agent>)
+    expect(seen).toHaveLength(2)
+    expect(seen[0]).toBe(narrow.signal)
+    expect(seen[1]).toBeInstanceOf(AbortSignal)
+  })
+
+  it("the evaluation's abort still ends a call made with a narrowed signal that never aborts", async () => {
+    const controller = new AbortController()
+    const reason = new Error("evaluation cancelled")
+    const narrow = new AbortController()
+    let executorSignal: AbortSignal | undefined
+    let toolCall: Promise<unknown> | undefined
+    const hang = defineTool({
+      description: "d",
+      execute: (_: unknown, context: any) => {
+        executorSignal = context.signal
+        setTimeout(() => controller.abort(reason), 5)
+        return new Promise<never>(() => {})
+      },
+      input: z.object({}),
+      name: "hang",
+    })
+    const provider = {
+      name: "p",
+      run(request: any, context: any) {
+        toolCall = request.tools[0].execute({}, { signal: narrow.signal, trace: context.trace })
+        return toolCall
+      },
+    }
+    const error = await failureOf(() => new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={hang} />go</Agent>, { signal: controller.signal }))
+    expect(error).toBe(reason)
+    expect(await failureOf(() => toolCall)).toBe(reason)
+    expect(executorSignal).toBe(narrow.signal)
+    expect(narrow.signal.aborted).toBe(false)
+  })
+
   it("refuses wrapper calls after the Agent completed", async () => {
     let kept: any
     const provider = {

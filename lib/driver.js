@@ -23,6 +23,8 @@ const OP_CHILDREN = 5
 const OP_AGENT = 6
 const OP_COMPLETE = 7
 const OP_HANDSHAKE = 8
+const OP_PARK = 9
+const OP_RESUME = 10
 const TRACE_PENDING = 16
 const HEIGHT_SHIFT = 5
 
@@ -109,6 +111,9 @@ export async function runTask(domain, task, value, env) {
   const cursors = []
   const envs = []
   let alive = true
+  // A Loop render task's selected Agent node and its environment, while the rest of the
+  // render value is checked (crates/aml-engine/src/loop_render.rs).
+  let parked
   try {
     for (;;) {
       // Enter one value.
@@ -191,6 +196,16 @@ export async function runTask(domain, task, value, env) {
         } else if (op === OP_HANDSHAKE) {
           // A sandboxed Agent's children are done: its provider must accept the session.
           code = sandboxHandshake(domain, task, cursors[height - 1].entry)
+          continue
+        } else if (op === OP_PARK) {
+          parked = [objects[height - 1], envs[height - 1]]
+          code = native.loopPark(task)
+          continue
+        } else if (op === OP_RESUME) {
+          objects.push(parked[0])
+          cursors.push(0)
+          envs.push(parked[1])
+          code = native.loopResume(task)
           continue
         } else if (op === OP_DONE) {
           alive = false

@@ -8,11 +8,14 @@ import { randomUUID } from "node:crypto"
 import { realpath, stat } from "node:fs/promises"
 import { isAbsolute, join, relative, resolve, sep } from "node:path"
 
+import { childEnv, signalName, spawnError } from "./host-process.js"
 import { spawnLocalProcess } from "./local-process.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, processExec } from "./native.js"
 import { isNormalized } from "./normalized.js"
 import { SandboxCommand } from "./sandbox-provider.js"
 
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+const PIPES_FAILED = "Local process transport failed to create process pipes"
 const READ_ONLY = "Local Sandbox cannot execute under read-only access because host processes cannot enforce it"
 
 function optionString(value, name) {
@@ -57,59 +60,98 @@ async function realDirectory(label, path, boundary) {
   return real
 }
 
-/** Reads both streams against one shared byte budget; resolves with the decoded texts. */
-async function collect(child, maxOutputBytes) {
-  let total = 0
-  let overflow = false
-  const read = async (stream) => {
-    const chunks = []
-    const reader = stream.getReader()
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      total += value.byteLength
-      if (total > maxOutputBytes || overflow) {
-        if (!overflow) {
-          overflow = true
-          await child.kill()
-        }
-        await reader.cancel()
-        break
-      }
-      chunks.push(value)
-    }
-    return Buffer.concat(chunks).toString("utf8")
-  }
-  const [stdout, stderr] = await Promise.all([read(child.stdout), read(child.stderr)])
-  return { overflow, stderr, stdout }
+/** What a tracked exec reports when its lease was released while it ran. */
+const RELEASED = "Local Sandbox lease was released while the command ran"
+
+/**
+ * A timeout of the process runtime, named like the DOMException `AbortSignal.timeout()`
+ * uses, so `<Script>` can report it as its own timeout.
+ */
+function timedOut(timeoutMs) {
+  return new DOMException(`Local Sandbox command timed out after ${timeoutMs} ms`, "TimeoutError")
 }
 
-/** One literal host command: stdin closed, bounded output, exit code as a result. */
-async function execLocal(command, args, options, maxOutputBytes, processes) {
-  const child = await spawnLocalProcess(command, args, options)
-  processes.add(child)
-  try {
-    // Settled eagerly so an overflow kill's rejection is never unhandled.
-    const waited = child.wait().then(
-      (exit) => ({ exit }),
-      (error) => ({ error }),
-    )
-    await child.stdin.close().catch(() => {})
-    const output = await collect(child, maxOutputBytes)
-    const outcome = await waited
-    if (output.overflow) throw new RangeError(`Local Sandbox command output exceeded ${maxOutputBytes} bytes`)
-    if (outcome.error !== undefined) throw outcome.error
-    return { exitCode: outcome.exit.exitCode, stderr: output.stderr, stdout: output.stdout }
-  } finally {
-    processes.delete(child)
+function execFailure(command, args, launch, fault) {
+  switch (fault.kind) {
+    case "cancelled":
+      return launch.signal?.aborted ? launch.signal.reason : new Error(RELEASED)
+    case "output-limit":
+      return new RangeError(`Local Sandbox command output exceeded ${launch.maxOutputBytes} bytes`)
+    case "timeout":
+      return timedOut(launch.timeoutMs)
+    case "spawn":
+      return spawnError(command, args, launch.cwd, fault)
+    default:
+      return new Error(PIPES_FAILED, { cause: new Error(fault.message) })
   }
+}
+
+/**
+ * One literal host command, run by the process supervisor in one native call (the same
+ * path as a host `<Script>`): stdin closed, stdout+stderr under one shared byte budget,
+ * the timeout, and cancellation through a token, each reported only once the whole tree is
+ * dead and reaped. The run is tracked in `processes` from the moment it exists, so a
+ * release (also one forced by an abort) stops and reaps it before it resolves.
+ */
+function execLocal(command, args, launch, processes) {
+  const signal = launch.signal
+  if (signal?.aborted) return Promise.reject(signal.reason)
+  const argv = [...args]
+  const token = cancellationCreate()
+  const cancel = () => cancellationCancel(token)
+  let running
+  try {
+    const env = childEnv(launch.env, launch.cwd)
+    running = processExec(command, argv, launch.cwd, env, launch.timeoutMs, launch.maxOutputBytes, token)
+  } catch (error) {
+    cancellationRelease(token)
+    return Promise.reject(error)
+  }
+  signal?.addEventListener("abort", cancel, { once: true })
+  const settled = running.then(
+    (outcome) => ({ outcome }),
+    (error) => ({ error }),
+  )
+  const tracked = { kill: () => (cancel(), settled.then(() => undefined)) }
+  processes.add(tracked)
+  return settled.then(({ error, outcome }) => {
+    signal?.removeEventListener("abort", cancel)
+    processes.delete(tracked)
+    if (error !== undefined) throw error
+    const fault = outcome.fault
+    if (fault !== undefined && fault !== null) throw execFailure(command, argv, launch, fault)
+    if (outcome.signal !== null && outcome.signal !== undefined) {
+      throw new Error(`Local process exited from signal ${signalName(outcome.signal)}`)
+    }
+    return { exitCode: outcome.exitCode, stderr: outcome.stderr.toString("utf8"), stdout: outcome.stdout.toString("utf8") }
+  })
+}
+
+/**
+ * A spawned process, tracked while it is still starting: a release that lands before the
+ * spawn settled waits for it and kills the new tree, instead of missing it.
+ */
+async function spawnTracked(command, args, launch, processes) {
+  const starting = spawnLocalProcess(command, args, launch)
+  const tracked = { kill: () => starting.then((child) => child.kill(), () => undefined) }
+  processes.add(tracked)
+  let child
+  try {
+    child = await starting
+  } catch (error) {
+    processes.delete(tracked)
+    throw error
+  }
+  const forget = () => processes.delete(tracked)
+  child.wait().then(forget, forget)
+  return child
 }
 
 async function killAll(processes) {
   const errors = []
-  for (const child of [...processes]) {
+  for (const tracked of [...processes]) {
     try {
-      await child.kill()
+      await tracked.kill()
     } catch (error) {
       errors.push(error)
     }
@@ -131,7 +173,7 @@ async function acquireLocal(request, config) {
   const processes = new Set()
   const { maxOutputBytes, setup } = config
   if (setup !== undefined) {
-    const result = await execLocal("sh", ["-lc", setup], { cwd: root, signal }, maxOutputBytes, processes)
+    const result = await execLocal("sh", ["-lc", setup], { cwd: root, maxOutputBytes, signal }, processes)
     if (result.exitCode !== 0) {
       throw new Error(`Local Sandbox setup failed with exit code ${result.exitCode}: ${result.stderr.trim()}`)
     }
@@ -142,7 +184,7 @@ async function acquireLocal(request, config) {
     if (request.access === "read-only") throw new Error(READ_ONLY)
     const sandboxCommand = SandboxCommand.from(request, command, args, options)
     const cwd = await realDirectory("command cwd", join(boundary, sandboxCommand.cwd), root)
-    const launch = { cwd, env: sandboxCommand.env, signal: sandboxCommand.signal }
+    const launch = { cwd, env: sandboxCommand.env, maxOutputBytes, signal: sandboxCommand.signal }
     if (sandboxCommand.timeoutMs !== undefined) launch.timeoutMs = sandboxCommand.timeoutMs
     return { args: [...sandboxCommand.args], command: sandboxCommand.command, launch }
   }
@@ -152,15 +194,11 @@ async function acquireLocal(request, config) {
     root: request.root,
     async exec(command, args, options) {
       const prepared = await prepare(command, args, options)
-      return execLocal(prepared.command, prepared.args, prepared.launch, maxOutputBytes, processes)
+      return execLocal(prepared.command, prepared.args, prepared.launch, processes)
     },
     async spawn(command, args, options) {
       const prepared = await prepare(command, args, options)
-      const child = await spawnLocalProcess(prepared.command, prepared.args, prepared.launch)
-      processes.add(child)
-      const forget = () => processes.delete(child)
-      child.wait().then(forget, forget)
-      return child
+      return spawnTracked(prepared.command, prepared.args, prepared.launch, processes)
     },
   })
   let releasing

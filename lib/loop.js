@@ -15,9 +15,10 @@
 //
 // Choices where the documents are silent (docs/ARCHITECTURE.md lists them): props are
 // checked before the span opens (children, name, render, schema); `initial` is checked in
-// the span; render selection is checked while the render task runs, so an error after the
-// selected Agent (trailing text, a second Agent) comes after that Agent's provider call, as
-// for structured evaluate().
+// the span. Selection precedes execution (LP-1): the render task parks its Agent node when
+// it reaches it and walks the rest of the render value first, so trailing text or a second
+// Agent rejects before any provider is called; later sibling components run before the
+// Agent, whose ancestors' spans stay open around it (crates/aml-engine/src/loop_render.rs).
 
 import { ComponentScope, joinNested, storage } from "./component-scope.js"
 import { runTask } from "./driver.js"

@@ -44,11 +44,14 @@ async function settle(call, ref, input) {
   if (entry === undefined) {
     return { message: `Tool reference ${ref} is no longer lent to a provider`, name: "EvaluationError", ok: false }
   }
-  // Per call, so Rust can cancel one call without aborting the evaluation.
+  // Per call, so Rust can cancel one call without aborting the evaluation. This shim is the
+  // provider narrowing the signal (TL-3), so it combines the call's controller with the
+  // run's signal itself: the executor sees an abort of either at once.
   const controller = new AbortController()
   table.calls.set(call, controller)
   try {
-    const value = await entry.tool.execute(JSON.parse(input), { signal: controller.signal })
+    const signal = AbortSignal.any([controller.signal, entry.signal])
+    const value = await entry.tool.execute(JSON.parse(input), { signal })
     return { ok: true, value: JSON.stringify(value) }
   } catch (error) {
     const { type, message } = describeError(error)

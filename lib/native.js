@@ -37,6 +37,10 @@ export const {
   toolDispatcherInstalled,
 } = binding
 
+// Plain file and path work (src/skill_files.rs over crates/aml-files): portable paths and
+// <Skill> package snapshots, staging and removal.
+export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillPackageStage } = binding
+
 const {
   agentDone,
   agentHandshakeDone,
@@ -66,6 +70,8 @@ const {
   invalid,
   isStructured,
   liveTasks,
+  loopPark,
+  loopResume,
   loopTransition,
   newTask,
   node,
@@ -124,6 +130,12 @@ export class NativeEvaluation {
   }
   setLoopRender(task, toolReference) {
     return setLoopRender(this.id, task, toolReference)
+  }
+  loopPark(task) {
+    return loopPark(this.id, task)
+  }
+  loopResume(task) {
+    return loopResume(this.id, task)
   }
   /** null, or the maxStateTransitions message (crates/aml-engine/src/loop_render.rs). */
   loopTransition(task, name, iteration) {

@@ -49,8 +49,11 @@ function captureIdentity(label, lease, release) {
   } catch (cause) {
     throw new TypeError(`${label} returned a lease with unreadable identity data`, { cause })
   }
-  // Lease ids name the lease in release errors and traces: any non-empty string is accepted.
-  if (typeof id !== "string" || id.length === 0) throw new TypeError(`${label} returned a lease with an invalid id`)
+  // Lease ids name the lease in release errors and traces: a non-empty string without
+  // surrounding whitespace (so "a" and " a" can never name two different leases).
+  if (typeof id !== "string" || id.length === 0 || id !== id.trim()) {
+    throw new TypeError(`${label} returned a lease with an invalid id`)
+  }
   return { handle, id, release, runtime: validateSandboxRuntime(label, runtime), target: lease }
 }
 

@@ -21,6 +21,7 @@ import { acquireWritePermit } from "./write-permit.js"
 const OUTER_ATTRIBUTES = JSON.stringify({ nested: false })
 const NESTED_ATTRIBUTES = JSON.stringify({ nested: true })
 const NO_PERMIT = () => {}
+const CANCELLED_CLEANUP = "AML evaluation was cancelled and Sandbox cleanup failed"
 
 function readAccess(value, fallback) {
   if (value === undefined) return fallback
@@ -157,7 +158,7 @@ async function enterOuter(domain, task, props, slot) {
     try {
       await releaseOnce()
     } catch (releaseError) {
-      throw new AggregateError([reason, releaseError], "AML evaluation was cancelled and Sandbox cleanup failed")
+      throw new AggregateError([reason, releaseError], CANCELLED_CLEANUP)
     }
     throw reason
   }
@@ -173,7 +174,15 @@ async function enterOuter(domain, task, props, slot) {
   slot.env = slot.env.withSandbox(session)
   const native = domain.native
   slot.complete = async () => {
-    await releaseOnce()
+    // An abort that lands while the release is pending still decides the outcome: the
+    // evaluation rejects with the reason, aggregated with a release failure (§2.11).
+    try {
+      await releaseOnce()
+    } catch (releaseError) {
+      if (signal.aborted) throw new AggregateError([signal.reason, releaseError], CANCELLED_CLEANUP)
+      throw releaseError
+    }
+    if (signal.aborted) throw signal.reason
     return native.scopeDone(task, "", undefined, undefined)
   }
   slot.cleanup = async (error) => {
@@ -182,9 +191,7 @@ async function enterOuter(domain, task, props, slot) {
     try {
       await releaseOnce()
     } catch (releaseError) {
-      const message = isCancellation(domain, error)
-        ? "AML evaluation was cancelled and Sandbox cleanup failed"
-        : "AML evaluation and resource cleanup both failed"
+      const message = isCancellation(domain, error) ? CANCELLED_CLEANUP : "AML evaluation and resource cleanup both failed"
       return new AggregateError([error, releaseError], message)
     }
     return error

@@ -18,7 +18,7 @@
 
 import { EvaluationError } from "./errors.js"
 import { childEnv, signalName, spawnError } from "./host-process.js"
-import { cancellationCancel, cancellationCreate, processExec } from "./native.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, processExec } from "./native.js"
 
 /** The shared stdout+stderr bound of host Scripts. */
 export const HOST_OUTPUT_LIMIT = 4 * 1024 * 1024
@@ -62,8 +62,16 @@ export async function runOnHost(domain, plan, args) {
   }
   let outcome
   try {
-    const env = childEnv(undefined, plan.cwd)
-    outcome = await processExec(plan.command, args, plan.cwd, env, plan.timeoutMs, HOST_OUTPUT_LIMIT, token)
+    let running
+    try {
+      const env = childEnv(undefined, plan.cwd)
+      running = processExec(plan.command, args, plan.cwd, env, plan.timeoutMs, HOST_OUTPUT_LIMIT, token)
+    } catch (error) {
+      // The exec never started, so it will not release the token itself.
+      if (token !== null) cancellationRelease(token)
+      throw error
+    }
+    outcome = await running
   } finally {
     if (onAbort !== undefined) signal.removeEventListener("abort", onAbort)
   }

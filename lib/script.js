@@ -72,13 +72,35 @@ function startAttributes(plan) {
   return { environment, mode: "interpreted", shell: plan.shell }
 }
 
-/** Runs through `lease.runtime.exec`; the provider owns bounds, cancellation and reaping. */
+/**
+ * Runs through `lease.runtime.exec`; the provider owns bounds, cancellation and reaping.
+ * A provider that rejects a timed Script with an error named "TimeoutError" (as
+ * `localSandbox` does, and as `AbortSignal.timeout()` reasons are named) reports its
+ * timeout: the Script then fails as the host form does, with the provider's error as cause.
+ */
 async function runInSandbox(domain, plan, args) {
   const runtime = plan.sandbox.lease.runtime
-  const options = { cwd: plan.cwd, signal: domain.signal }
+  const signal = domain.signal
+  const options = { cwd: plan.cwd, signal }
   if (plan.timeoutMs !== undefined) options.timeoutMs = plan.timeoutMs
-  const result = await domain.race(masked(async () => runtime.exec(plan.command, args, options)))
+  let result
+  try {
+    result = await domain.race(masked(async () => runtime.exec(plan.command, args, options)))
+  } catch (error) {
+    if (plan.timeoutMs !== undefined && !(signal.aborted && error === signal.reason) && isTimeout(error)) {
+      throw new EvaluationError(`<Script> timed out after ${plan.timeoutMs} ms`, { cause: error })
+    }
+    throw error
+  }
   return { exitCode: result.exitCode, stderr: result.stderr, stdout: result.stdout }
+}
+
+function isTimeout(error) {
+  try {
+    return error instanceof Error && error.name === "TimeoutError"
+  } catch {
+    return false
+  }
 }
 
 async function completeScript(domain, task, plan, input) {

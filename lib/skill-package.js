@@ -1,23 +1,21 @@
 // Reading <Skill src> (a trusted application read from AmlRuntimeOptions.cwd): one UTF-8
-// file, or one complete package directory with a SKILL.md. A package is read into memory
-// once, bounded, so the Agent later gets exactly the snapshot that was checked; staging it
-// is skill-staging.js. Every await is raced against the evaluation's signal, and an abort
-// rethrows `signal.reason` unchanged (SK-1).
-//
-// "Its root" for a package is the package directory itself (after resolving links in
-// `src`): every entry must lie inside it. A link whose target resolves outside is refused,
-// as are links to directories (no cycles to chase), sockets, FIFOs and devices. Links to
-// files inside the package are staged as copies.
+// file, or one complete package directory with a SKILL.md. The package walk, the bounded
+// reads and the SKILL.md frontmatter are Rust (crates/aml-files/src/skill_package.rs and
+// skill_manifest.rs): the package is read once into a snapshot that stays native, so the
+// Agent later gets exactly what was checked; staging it is skill-staging.js. Every await is
+// raced against the evaluation's signal (the native walk also stops at the abort), and an
+// abort rethrows `signal.reason` unchanged (SK-1).
 
 import { randomUUID } from "node:crypto"
-import { readdir, readFile, realpath, stat } from "node:fs/promises"
+import { readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { dirname, isAbsolute, join, relative, sep } from "node:path"
+import { join } from "node:path"
+import { getSystemErrorMap } from "node:util"
 
 import { EvaluationError } from "./errors.js"
-import { parseSkillManifest } from "./skill-frontmatter.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, skillPackageRead } from "./native.js"
 
-/** Bounds of one package: entries (files, directories, links) and total file bytes. */
+/** Bounds of one package (enforced in Rust): entries (files, directories, links) and total file bytes. */
 export const MAX_PACKAGE_ENTRIES = 1000
 export const MAX_PACKAGE_BYTES = 16 * 1024 * 1024
 
@@ -32,15 +30,26 @@ export function readFailure(domain, absolute, cause) {
   return new EvaluationError(`<Skill> could not read local file "${absolute}"`, { cause })
 }
 
-async function io(domain, absolute, promise) {
+/** The error `node:fs` would have thrown for a native fault (`code`, negative `errno`, …). */
+export function fsError(fault) {
+  if (fault.errno === undefined || fault.errno === null) return new Error(fault.message)
+  const [code, description] = getSystemErrorMap().get(-fault.errno) ?? [`errno ${fault.errno}`, "unknown error"]
+  const error = new Error(`${code}: ${description}, ${fault.syscall} '${fault.real}'`)
+  error.errno = -fault.errno
+  error.code = code
+  error.syscall = fault.syscall
+  error.path = fault.real
+  return error
+}
+
+/** The file form: the whole file as strict UTF-8. */
+export async function readUtf8(domain, absolute) {
+  let bytes
   try {
-    return await domain.race(promise)
+    bytes = await domain.race(readFile(absolute, { signal: domain.signal }))
   } catch (error) {
     throw readFailure(domain, absolute, error)
   }
-}
-
-function decode(domain, absolute, bytes) {
   try {
     return UTF8.decode(bytes)
   } catch (cause) {
@@ -48,87 +57,46 @@ function decode(domain, absolute, bytes) {
   }
 }
 
-/** The file form: the whole file as strict UTF-8. */
-export async function readUtf8(domain, absolute) {
-  const bytes = await io(domain, absolute, readFile(absolute, { signal: domain.signal }))
-  return decode(domain, absolute, bytes)
-}
-
-/** Whether `target` is `root` or lies below it (a name like "..x" is below it). */
-function inside(root, target) {
-  const rel = relative(root, target)
-  return rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
-}
-
-/** Walks the package breadth-first (parents before children), in sorted name order. */
-async function walk(domain, absolute, root) {
-  const fail = (message) => new EvaluationError(`<Skill> package "${absolute}" ${message}`)
-  const dirs = []
-  const files = []
-  let entries = 0
-  let bytes = 0
-  const queue = [""]
-  while (queue.length > 0) {
-    const dir = queue.shift()
-    const listing = await io(domain, join(absolute, dir), readdir(join(root, dir), { withFileTypes: true }))
-    listing.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    for (const dirent of listing) {
-      if (++entries > MAX_PACKAGE_ENTRIES) throw fail(`has more than ${MAX_PACKAGE_ENTRIES} entries`)
-      // Relative paths use "/" in messages and in the staged tree alike.
-      const rel = dir === "" ? dirent.name : `${dir}/${dirent.name}`
-      let source = join(root, rel)
-      if (dirent.isDirectory()) {
-        dirs.push(rel)
-        queue.push(rel)
-        continue
-      }
-      if (dirent.isSymbolicLink()) {
-        source = await io(domain, join(absolute, rel), realpath(source))
-        if (!inside(root, source)) throw fail(`entry "${rel}" links outside the package`)
-      } else if (!dirent.isFile()) {
-        throw fail(`entry "${rel}" must be a regular file, a directory, or a link to a file in the package`)
-      }
-      const info = await io(domain, join(absolute, rel), stat(source))
-      if (!info.isFile()) {
-        throw fail(`entry "${rel}" must be a regular file, a directory, or a link to a file in the package`)
-      }
-      // Checked before reading (from the size) and after (the file may have grown).
-      if (bytes + info.size > MAX_PACKAGE_BYTES) throw fail(`is larger than ${MAX_PACKAGE_BYTES} bytes`)
-      const content = await io(domain, join(absolute, rel), readFile(source, { signal: domain.signal }))
-      bytes += content.length
-      if (bytes > MAX_PACKAGE_BYTES) throw fail(`is larger than ${MAX_PACKAGE_BYTES} bytes`)
-      files.push({ content, executable: (info.mode & 0o111) !== 0, rel })
-    }
+function packageFailure(domain, fault) {
+  switch (fault.kind) {
+    case "evaluation":
+      return new EvaluationError(fault.message)
+    case "utf8":
+      return readFailure(domain, fault.path, new TypeError("The encoded data was not valid for encoding utf-8"))
+    case "cancelled":
+      return domain.signal.reason
+    default:
+      return readFailure(domain, fault.path, fsError(fault))
   }
-  return { dirs, files }
+}
+
+/** Reads the package natively; the walk stops at the evaluation's abort. */
+async function readSnapshot(domain, absolute) {
+  const signal = domain.signal
+  if (signal.aborted) throw signal.reason
+  const token = cancellationCreate()
+  const cancel = () => cancellationCancel(token)
+  signal.addEventListener("abort", cancel, { once: true })
+  try {
+    return await domain.race(skillPackageRead(absolute, token))
+  } finally {
+    signal.removeEventListener("abort", cancel)
+    cancellationRelease(token)
+  }
 }
 
 /**
- * The package form: `absolute` is a directory. Returns `{ entry, root, dirs, files }`:
- * `entry` is the frozen `AgentSkill` for `request.skills` (its `path` is where the package
- * will be staged, chosen now so the fallback text can name it), `root` the invocation-
- * private directory created at staging time.
+ * The package form: `absolute` is a directory. Returns `{ entry, root, snapshot }`: `entry`
+ * is the frozen `AgentSkill` for `request.skills` (its `path` is where the package will be
+ * staged, chosen now so the fallback text can name it), `root` the invocation-private
+ * directory created at staging time, `snapshot` the native package bytes.
  */
 export async function readPackage(domain, absolute) {
-  const root = await io(domain, absolute, realpath(absolute))
-  const manifestPath = join(absolute, "SKILL.md")
-  let manifestInfo
-  try {
-    manifestInfo = await domain.race(stat(join(root, "SKILL.md")))
-  } catch (error) {
-    if (error?.code !== "ENOENT" || domain.signal.aborted) throw readFailure(domain, manifestPath, error)
-  }
-  if (manifestInfo === undefined || !manifestInfo.isFile()) {
-    throw new EvaluationError(`<Skill> src directory "${absolute}" must contain a SKILL.md file`)
-  }
-  const { dirs, files } = await walk(domain, absolute, root)
-  const manifest = files.find((file) => file.rel === "SKILL.md")
-  const parsed = parseSkillManifest(decode(domain, manifestPath, manifest.content))
-  if (parsed.problem !== undefined) {
-    throw new EvaluationError(`<Skill> package "${absolute}" has an invalid SKILL.md: ${parsed.problem}`)
-  }
+  const read = await readSnapshot(domain, absolute)
+  if (typeof read.kind === "string") throw packageFailure(domain, read)
   // A fresh random name: nothing exists there yet, and staging creates it exclusively.
-  const path = join(tmpdir(), `aml-skill-${randomUUID()}`, parsed.name)
-  const entry = Object.freeze({ name: parsed.name, description: parsed.description, path })
-  return { dirs, entry, files, root: dirname(path) }
+  const root = join(tmpdir(), `aml-skill-${randomUUID()}`)
+  const path = join(root, read.name)
+  const entry = Object.freeze({ name: read.name, description: read.description, path })
+  return { entry, root, snapshot: read }
 }

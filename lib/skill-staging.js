@@ -4,47 +4,78 @@
 // closes. Staging at call time (not when the Skill completes) means an Agent that never
 // runs (a sibling failed, the run was cancelled while queued) leaves nothing on disk.
 //
-// Layout: `<os.tmpdir()>/aml-skill-<uuid>/<name>/…`, the `<uuid>` directory created with
-// mode 0700 and without `recursive`, so a pre-existing path fails instead of being reused.
+// The file work is Rust (crates/aml-files/src/skill_staging.rs): layout
+// `<os.tmpdir()>/aml-skill-<uuid>/<name>/…`, the `<uuid>` directory created with mode 0700
+// and without `recursive`, so a pre-existing path fails instead of being reused. A staging
+// that fails or is cancelled removes what it created before it reports.
 
-import { mkdir, rm, writeFile } from "node:fs/promises"
+import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 
 import { EvaluationError } from "./errors.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, skillPackageRemove, skillPackageStage } from "./native.js"
+import { fsError } from "./skill-package.js"
 
 const CLEANUP_FAILED = "AML evaluation and resource cleanup both failed"
 
-async function stage(domain, pkg, created) {
-  const path = pkg.entry.path
+/**
+ * Stages one package. Not raced: the native step stops at the abort (a token) and cleans
+ * up after itself, so nothing it created can outlive the rejection.
+ */
+/**
+ * Stages the one file of an oversized `<Include>` (include.js builds `pkg`): its bytes are
+ * already in JS, so they are written here; removal is shared with Skill packages.
+ */
+async function stageInclude(domain, pkg, created) {
   try {
     await domain.race(mkdir(pkg.root, { mode: 0o700 }))
     // Only a directory this call created is ever removed.
     created.push(pkg.root)
-    await domain.race(mkdir(path, { mode: 0o700 }))
-    for (const dir of pkg.dirs) await domain.race(mkdir(join(path, dir), { mode: 0o700 }))
+    await domain.race(mkdir(pkg.entry.path, { mode: 0o700 }))
     for (const file of pkg.files) {
-      const mode = file.executable ? 0o700 : 0o600
-      await domain.race(writeFile(join(path, file.rel), file.content, { flag: "wx", mode }))
+      await domain.race(writeFile(join(pkg.entry.path, file.rel), file.content, { flag: "wx", mode: 0o600 }))
     }
   } catch (cause) {
     if (domain.signal.aborted) throw domain.signal.reason
-    // Oversized <Include> files share this staging (include.js) and say so.
-    const what = pkg.include ? `<Include> could not stage "${pkg.staged}"` : `<Skill> could not stage package "${pkg.entry.name}" at "${path}"`
-    throw new EvaluationError(what, { cause })
+    throw new EvaluationError(`<Include> could not stage "${pkg.staged}"`, { cause })
   }
-  // The snapshot was used once; the staged copy is what the Agent reads from now on.
-  pkg.dirs = undefined
   pkg.files = undefined
+}
+
+async function stage(domain, pkg, created) {
+  if (pkg.include) return stageInclude(domain, pkg, created)
+  const signal = domain.signal
+  if (signal.aborted) throw signal.reason
+  const token = cancellationCreate()
+  const cancel = () => cancellationCancel(token)
+  signal.addEventListener("abort", cancel, { once: true })
+  let fault
+  try {
+    fault = await skillPackageStage(pkg.snapshot, pkg.root, token)
+  } finally {
+    signal.removeEventListener("abort", cancel)
+    cancellationRelease(token)
+  }
+  if (fault === null || fault === undefined) {
+    // Only a directory this call created is ever removed.
+    created.push(pkg.root)
+    // The snapshot was used once; the staged copy is what the Agent reads from now on.
+    pkg.snapshot = undefined
+    if (signal.aborted) throw signal.reason
+    return
+  }
+  if (fault.kind === "cancelled" || signal.aborted) throw signal.reason
+  const { name, path } = pkg.entry
+  throw new EvaluationError(`<Skill> could not stage package "${name}" at "${path}"`, { cause: fsError(fault) })
 }
 
 /** Removes every created root; runs to the end even after an abort. Returns an error or undefined. */
 async function remove(created) {
   let failure
   for (const root of created) {
-    try {
-      await rm(root, { force: true, recursive: true })
-    } catch (cause) {
-      failure ??= new EvaluationError(`<Skill> could not remove staged packages at "${root}"`, { cause })
+    const fault = await skillPackageRemove(root)
+    if (fault !== null && fault !== undefined) {
+      failure ??= new EvaluationError(`<Skill> could not remove staged packages at "${root}"`, { cause: fsError(fault) })
     }
   }
   return failure

@@ -45,7 +45,7 @@ function contentOf(domain, name, snapshot) {
 
 /**
  * Runs `port` with `input` under a new `tool` span whose parent is `parentSpanId`.
- * `signal` is what the executor receives (and what cancels the call).
+ * `signal` is what the executor receives; it and the evaluation's signal cancel the call.
  */
 export async function runToolSpan(domain, port, input, parentSpanId, signal) {
   // The transport snapshot is taken before the span opens so the span can carry it; a
@@ -63,10 +63,13 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
   try {
     if (inputError !== undefined) throw inputError
     if (signal.aborted) throw signal.reason
+    const evaluation = domain.signal
+    if (evaluation.aborted) throw evaluation.reason
+    // The executor gets `signal` itself (TL-3: a provider-narrowed signal reaches it as the
+    // same object). The evaluation's abort is raced out here instead, through the domain's
+    // one abort listener, so many concurrent calls do not pile listeners onto its signal.
     const running = masked(port.invoke, snapshot, Object.freeze({ signal, trace }))
-    // The evaluation's signal is raced through the domain's one abort listener, so many
-    // concurrent calls do not pile listeners onto the caller's signal.
-    output = await (signal === domain.signal ? domain.race(running) : raceSignal(running, signal))
+    output = await domain.race(signal === evaluation ? running : raceSignal(running, signal))
   } catch (error) {
     if (!domain.closed) domain.closeSpan(spanId, true, error)
     throw error
@@ -77,17 +80,17 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
 
 /**
  * The signal of one provider-initiated call: the provider may narrow cancellation per call
- * (TL-3); the evaluation's own abort still reaches the executor.
+ * (TL-3), and then the executor receives exactly that signal; the evaluation's own abort
+ * still ends the call (runToolSpan races it).
  */
 export function toolSignal(domain, context) {
-  const signal = domain.signal
   try {
     const own = context?.signal
-    if (own instanceof AbortSignal && own !== signal) return AbortSignal.any([own, signal])
+    if (own instanceof AbortSignal) return own
   } catch {
     // A hostile context getter: keep the evaluation's signal.
   }
-  return signal
+  return domain.signal
 }
 
 /**

@@ -2,8 +2,8 @@
 //
 // The returned value is a frozen function object: calling it (`tool(input)`) runs the Tool
 // from inside an active AML component under a `tool` span; its members form the
-// ToolDefinition (`name`, `description`, `inputSchema`, `kind`, `execute`, non-enumerable
-// `__amlTool`). Its exact identity is registered in the realm Tool registry with a private
+// ToolDefinition (own `name`, `description`, `inputSchema`, `kind`, non-enumerable
+// `__amlTool`, and `execute` from a shared frozen prototype). Its exact identity is registered in the realm Tool registry with a private
 // frozen execution port, so replacing or copying public members cannot bypass validation.
 //
 // Port protocol (shared by every physical SDK copy in the realm, keep it stable):
@@ -174,6 +174,27 @@ function readOptions(options) {
   return { description, execute, inputSchema, name, outputSchema }
 }
 
+/**
+ * The prototype every callable Tool of this copy shares: `execute` lives here rather than as
+ * an own frozen member, so objects derived from a Tool (`Object.create(tool)`) can be built
+ * and given their own members. The method resolves its port from the exact receiver, so a
+ * derived object is a non-registered lookalike: its `execute` rejects, and `<Tool use>`
+ * refuses it.
+ */
+const TOOL_PROTOTYPE = Object.freeze(
+  Object.create(Function.prototype, {
+    execute: {
+      value: function execute(input, context) {
+        const port = toolRegistry.get(this)
+        if (port === undefined) {
+          return Promise.reject(new TypeError("Tool execute() must be called on a Tool returned by defineTool()"))
+        }
+        return port.run(input, context)
+      },
+    },
+  }),
+)
+
 /** Creates a validated, callable JavaScript Tool (see the header for its shape). */
 export function defineTool(options) {
   const { description, execute, inputSchema, name, outputSchema } = readOptions(options)
@@ -194,9 +215,7 @@ export function defineTool(options) {
   tool.description = description
   tool.inputSchema = generated.snapshot
   tool.kind = "javascript"
-  tool.execute = function execute(input, context) {
-    return port.run(input, context)
-  }
+  Object.setPrototypeOf(tool, TOOL_PROTOTYPE)
   Object.defineProperty(tool, "__amlTool", { value: true })
   Object.freeze(tool)
   toolRegistry.set(tool, port)

@@ -17,6 +17,7 @@ mod process_runtime;
 mod registry;
 pub mod scope;
 pub mod skill;
+pub mod skill_files;
 pub mod spans;
 pub mod tool_dispatch;
 // Workspace, <File> and <Include> (docs/WORKSPACE.md).

@@ -19,6 +19,29 @@ pub fn set_loop_render(domain: u32, task: u32, tool: u32) -> Result<()> {
     })
 }
 
+/// After `Op::Park`: sets the Agent a render task selected aside (its node stays in the
+/// facade) while the rest of the render value is checked.
+#[napi]
+pub fn loop_park(domain: u32, task: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.loop_park(task).map(|s| s.encode()).map_err(engine_error)
+        })
+    })
+}
+
+/// After `Op::Resume`: puts the parked Agent back on top of `task`.
+#[napi]
+pub fn loop_resume(domain: u32, task: u32) -> Result<u32> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.loop_resume(task)
+                .map(|s| s.encode())
+                .map_err(engine_error)
+        })
+    })
+}
+
 /// Reserves a transition for the Loop scope on top of `task`. Returns `null` on success and
 /// the `maxStateTransitions` message when the budget is spent (the facade throws it as an
 /// `EvaluationError`); protocol errors are thrown.

@@ -79,36 +79,48 @@ export declare function agentProviderConformance(provider: AgentProvider): Promi
 
 /** The default handle of a {@link DeterministicSandboxProvider} lease. */
 export interface DeterministicSandboxHandle {
-  /** 1-based acquisition number; the lease id is `${name}-${acquisition}`. */
+  /** 0-based acquisition index; the lease id is `${name}-${acquisition + 1}`. */
   readonly acquisition: number
   readonly kind: "deterministic-sandbox"
   readonly request: SandboxAcquireRequest
 }
 
+/** What the `release` hook of a {@link DeterministicSandboxProvider} receives first (frozen). */
+export interface DeterministicSandboxRelease<Handle = DeterministicSandboxHandle> {
+  readonly handle: Handle
+  /** The lease id, `${name}-${acquisition + 1}`. */
+  readonly id: string
+}
+
 /** Hooks of a {@link DeterministicSandboxProvider}. */
 export interface DeterministicSandboxProviderOptions<Handle = DeterministicSandboxHandle> {
-  /** Builds the lease handle; defaults to a frozen {@link DeterministicSandboxHandle}. */
+  /** Builds the lease handle; `acquisition` counts from 0. Defaults to a frozen {@link DeterministicSandboxHandle}. */
   createHandle?: (request: SandboxAcquireRequest, acquisition: number) => Handle | Promise<Handle>
-  /** Answers `runtime.exec`; defaults to `{ exitCode: 0, stderr: "", stdout: [command, ...args].join(" ") }`. */
+  /**
+   * Answers `runtime.exec`; defaults to `{ exitCode: 0, stderr: "", stdout: [command, ...args].join(" ") }`.
+   * `request` is the lease's acquisition request; `options` is exactly what the caller
+   * passed (`<Script>` passes `{ cwd, signal }`, plus `timeoutMs` when set), or `undefined`.
+   */
   exec?: (
     command: string,
     args: readonly string[],
-    options: SandboxExecOptions,
-    handle: Handle,
+    request: SandboxAcquireRequest,
+    options: SandboxExecOptions | undefined,
   ) => SandboxExecResult | Promise<SandboxExecResult>
   /** Provider name; defaults to `"deterministic-sandbox"`. Must be non-empty and normalized. */
   name?: string
-  /** Runs once when a lease is released. */
-  release?: (handle: Handle, leaseId: string) => void | Promise<void>
+  /** Runs once when a lease is released, with the frozen `{ handle, id }` and the 0-based acquisition index. */
+  release?: (lease: DeterministicSandboxRelease<Handle>, acquisition: number) => void | Promise<void>
   /**
-   * Answers `runtime.spawn`; defaults to an already-exited process (exit 0) whose stdout is
-   * the default exec stdout and whose id is `deterministic-process:<command>`.
+   * Answers `runtime.spawn` with the same arguments as `exec`; defaults to an already-exited
+   * process (exit 0) whose stdout is the default exec stdout and whose id is
+   * `deterministic-process:<command>`.
    */
   spawn?: (
     command: string,
     args: readonly string[],
-    options: SandboxExecOptions,
-    handle: Handle,
+    request: SandboxAcquireRequest,
+    options: SandboxExecOptions | undefined,
   ) => SandboxProcess | Promise<SandboxProcess>
 }
 

@@ -66,9 +66,10 @@ export class DeterministicSandboxProvider {
   async acquire(request) {
     const signal = request.signal
     if (signal?.aborted) throw signal.reason
-    this.#acquisitions.push(request)
+    // Zero-based, like DeterministicAgentProvider's call index; lease ids stay 1-based.
     const acquisition = this.#acquisitions.length
-    const id = `${this.name}-${acquisition}`
+    this.#acquisitions.push(request)
+    const id = `${this.name}-${acquisition + 1}`
     const createHandle = this.#createHandle
     const handle =
       createHandle === undefined
@@ -76,15 +77,16 @@ export class DeterministicSandboxProvider {
         : await createHandle(request, acquisition)
     const execHook = this.#exec
     const spawnHook = this.#spawn
+    // Hooks see the lease's acquisition request and exactly the options the caller passed.
     const runtime = Object.freeze({
       access: request.access,
       cwd: request.cwd,
       root: request.root,
-      async exec(command, args = [], options = {}) {
-        return execHook === undefined ? defaultExec(command, args) : execHook(command, args, options, handle)
+      async exec(command, args = [], options) {
+        return execHook === undefined ? defaultExec(command, args) : execHook(command, args, request, options)
       },
-      async spawn(command, args = [], options = {}) {
-        return spawnHook === undefined ? defaultSpawn(command, args) : spawnHook(command, args, options, handle)
+      async spawn(command, args = [], options) {
+        return spawnHook === undefined ? defaultSpawn(command, args) : spawnHook(command, args, request, options)
       },
     })
     const releases = this.#releases
@@ -97,7 +99,7 @@ export class DeterministicSandboxProvider {
       release() {
         released ??= (async () => {
           releases.push(id)
-          if (releaseHook !== undefined) await releaseHook(handle, id)
+          if (releaseHook !== undefined) await releaseHook(Object.freeze({ handle, id }), acquisition)
         })()
         return released
       },

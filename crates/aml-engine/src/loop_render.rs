@@ -9,19 +9,139 @@
 //! Selection rules apply only *outside* the selected Agent (no capture frame open in the
 //! render task): inside it, the Agent's prompt is ordinary AML — child Agents, Tools, text —
 //! and child Agents do not inherit the state Tool.
+//!
+//! Selection precedes execution: when the render task reaches its Agent node, the node is
+//! *parked* ([`Op::Park`]) before anything of it runs, and the rest of the render value is
+//! walked (components called, trailing text and second Agents rejected). Only when the
+//! walk ends with that one Agent is it resumed ([`Op::Resume`]) with the depth, identities
+//! and enclosing span it was found with. The spans of its ancestors (the components that
+//! returned it) stay open meanwhile and close after it, so a component still owns the Agent
+//! span it returned (SPEC §15); later siblings are called before the Agent runs.
 
 use crate::capture::ToolGrant;
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::primitive::Primitive;
+use crate::shared::Shared;
+use crate::span_id::SpanId;
+use crate::step::{Op, Step};
 use crate::task::{NodeKind, Task};
-use crate::trace::{AttrValue, SpanKind};
+use crate::trace::{AttrValue, OpenSpan, SpanFailure, SpanKind};
 
 /// The name of the runtime-owned Loop state Tool.
 pub const STATE_TOOL: &str = "aml_set_state";
 
+/// The selected Agent of a render task while the rest of the render value is checked.
+#[derive(Debug)]
+pub(crate) struct Parked {
+    /// The Agent's node frame; `None` once it was resumed.
+    frame: Option<Frame>,
+    /// Identities of the frames below it (its ancestors) when it was found.
+    identities: Vec<u32>,
+    /// The task's node depth with the Agent counted.
+    depth: u64,
+    /// The span that enclosed it.
+    parent: SpanId,
+    /// How many of its ancestor frames are still on the stack: a frame popped below this
+    /// height is one of them.
+    pub(crate) floor: usize,
+    /// Spans of ancestors popped while it waits, innermost first; they close after it.
+    deferred: Vec<OpenSpan>,
+}
+
+impl Parked {
+    /// A frame was popped, leaving `height` frames; returns the span to close now, if any.
+    pub(crate) fn popped(&mut self, height: usize, span: Option<OpenSpan>) -> Option<OpenSpan> {
+        if height >= self.floor {
+            return span;
+        }
+        self.floor = height;
+        self.deferred.extend(span);
+        None
+    }
+
+    pub(crate) fn close_deferred(self, failure: Option<&SpanFailure>, sh: &mut Shared) {
+        for span in self.deferred {
+            sh.tracer.close(span, failure, vec![], vec![]);
+        }
+    }
+}
+
+fn is_agent(kind: NodeKind) -> bool {
+    matches!(kind, NodeKind::Primitive(code) if Primitive::from_code(code) == Some(Primitive::Agent))
+}
+
 impl Task {
+    /// The op for a node just pushed: a render task parks the Agent it selects.
+    pub(crate) fn loop_op(&self, kind: NodeKind, op: Op) -> Op {
+        if self.loop_tool.is_some() && op == Op::Primitive && self.selecting() && is_agent(kind) {
+            Op::Park
+        } else {
+            op
+        }
+    }
+
+    /// Sets the Agent node on top aside (see the module docs) and walks on.
+    pub(crate) fn park(&mut self, sh: &mut Shared) -> Step {
+        let on_top =
+            matches!(self.frames.last(), Some(Frame::Node { kind, .. }) if is_agent(*kind));
+        if !on_top || !self.selecting() || self.parked.is_some() {
+            return self.reject(
+                EvalError::Invariant("AML Loop Agent parked out of lifecycle order"),
+                sh,
+            );
+        }
+        let parent = self.current_span();
+        let depth = self.node_depth;
+        let frame = self.pop_frame();
+        self.agents += 1;
+        self.parked = Some(Box::new(Parked {
+            frame,
+            identities: self.frames.iter().map(Frame::identity).collect(),
+            depth,
+            parent,
+            floor: self.frames.len(),
+            deferred: Vec::new(),
+        }));
+        self.advance(sh)
+    }
+
+    /// At the end of the render value: resume the parked Agent, or, once it ran, close the
+    /// spans of its ancestors. `None` when there is nothing (left) to do.
+    pub(crate) fn parked_at_end(&mut self, sh: &mut Shared) -> Option<Op> {
+        let parked = self.parked.as_ref()?;
+        if parked.frame.is_some() {
+            return Some(Op::Resume);
+        }
+        let parked = self.parked.take().expect("checked");
+        self.active.clear();
+        self.node_depth = 0;
+        parked.close_deferred(None, sh);
+        None
+    }
+
+    /// Puts the parked Agent back as the only frame, as it was found, and asks the facade
+    /// to enter it.
+    pub(crate) fn resume(&mut self, sh: &mut Shared) -> Step {
+        let ready =
+            self.frames.is_empty() && self.parked.as_ref().is_some_and(|p| p.frame.is_some());
+        if !ready {
+            return self.reject(
+                EvalError::Invariant("AML Loop Agent resumed out of lifecycle order"),
+                sh,
+            );
+        }
+        let parked = self.parked.as_mut().expect("checked");
+        let frame = parked.frame.take().expect("checked");
+        self.active.extend(parked.identities.iter().copied());
+        self.active.insert(frame.identity());
+        self.node_depth = parked.depth;
+        self.base_parent = parked.parent;
+        self.frames.push(frame);
+        self.step(Op::Primitive, sh)
+    }
+
     /// A render task outside its selected Agent, where the selection rules apply.
     fn selecting(&self) -> bool {
         self.loop_tool.is_some() && self.captures.is_empty()
@@ -54,8 +174,15 @@ impl Task {
         if self.structured && primitive == Some(Primitive::Loop) {
             return Some(EvalError::StructuredNotOneAgent);
         }
-        if self.selecting() && !matches!(primitive, Some(Primitive::Agent | Primitive::Context)) {
-            return Some(EvalError::LoopRenderNotOneAgent);
+        if self.selecting() {
+            match primitive {
+                // A second Agent is refused before anything of it runs.
+                Some(Primitive::Agent) if self.agents >= 1 => {
+                    return Some(EvalError::LoopRenderNotOneAgent)
+                }
+                Some(Primitive::Agent | Primitive::Context) => {}
+                _ => return Some(EvalError::LoopRenderNotOneAgent),
+            }
         }
         None
     }
@@ -85,15 +212,17 @@ impl Task {
     }
 
     /// Called when an Agent is entered: the state Tool grant when it is the render's
-    /// selected Agent, an error when it is a second one.
+    /// selected Agent (only a resumed one can be entered outside a capture: `park` counted
+    /// it, and `loop_placement` refuses a second one).
     pub(crate) fn select_loop_agent(&mut self) -> Result<Option<ToolGrant>, EvalError> {
         let Some(reference) = self.loop_tool.filter(|_| self.selecting()) else {
             return Ok(None);
         };
-        if self.agents >= 1 {
-            return Err(EvalError::LoopRenderNotOneAgent);
+        if self.agents != 1 || self.parked.as_ref().is_none_or(|p| p.frame.is_some()) {
+            return Err(EvalError::Invariant(
+                "AML Loop Agent entered before it was selected",
+            ));
         }
-        self.agents += 1;
         Ok(Some(ToolGrant {
             name: STATE_TOOL.into(),
             reference,
@@ -102,6 +231,18 @@ impl Task {
 }
 
 impl Domain {
+    /// After [`Op::Park`]: sets the selected Agent on top of render task `id` aside.
+    pub fn loop_park(&mut self, id: TaskId) -> Result<Step, EvalError> {
+        let (task, sh) = self.parts(id)?;
+        Ok(task.park(sh))
+    }
+
+    /// After [`Op::Resume`]: puts the parked Agent back; answers [`Op::Primitive`].
+    pub fn loop_resume(&mut self, id: TaskId) -> Result<Step, EvalError> {
+        let (task, sh) = self.parts(id)?;
+        Ok(task.resume(sh))
+    }
+
     /// Marks a fresh task as the render task of one Loop iteration; `tool` is the facade's
     /// reference of that iteration's `aml_set_state` Tool.
     pub fn set_loop_render(&mut self, id: TaskId, tool: u32) -> Result<(), EvalError> {

@@ -29,6 +29,13 @@ pub enum Op {
     /// `provider.supportsSandbox(session)` now — after the children, before the turn and
     /// call budgets (INVENTORY AG-1) — then calls `agent_handshake_done`.
     Handshake = 8,
+    /// A `<Loop>` render selected the Agent node on top: the facade keeps the node and its
+    /// environment and calls `loop_park`; the rest of the render value is checked before the
+    /// Agent runs (INVENTORY LP-1: selection precedes execution).
+    Park = 9,
+    /// The render value is checked and the parked Agent is the only one: the facade pushes
+    /// the kept node back on its mirror stack and calls `loop_resume`.
+    Resume = 10,
 }
 
 pub const TRACE_PENDING: u32 = 1 << 4;

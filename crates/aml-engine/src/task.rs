@@ -40,12 +40,12 @@ pub(crate) struct Task {
     pub(crate) captures: Vec<usize>,
     /// Identities of arrays and nodes on this task's active branch. Cycles are an identity
     /// that is already active on the branch.
-    active: HashSet<u32>,
+    pub(crate) active: HashSet<u32>,
     /// Identities active in the ancestors of a nested task, captured when it was created.
     inherited: Arc<[u32]>,
     base_depth: u64,
-    node_depth: u64,
-    base_parent: SpanId,
+    pub(crate) node_depth: u64,
+    pub(crate) base_parent: SpanId,
     output: String,
     error: Option<EvalError>,
     /// Structured evaluation: exactly one Agent and no text outside it.
@@ -58,6 +58,8 @@ pub(crate) struct Task {
     /// the root task, or a nested task created where its parent was itself top-level
     /// (workspace.rs).
     pub(crate) top_level: bool,
+    /// The Agent a render task selected, while the rest of its value is checked.
+    pub(crate) parked: Option<Box<crate::loop_render::Parked>>,
 }
 
 impl Task {
@@ -80,6 +82,7 @@ impl Task {
             agents: 0,
             loop_tool: None,
             top_level: true,
+            parked: None,
         }
     }
 
@@ -174,6 +177,7 @@ impl Task {
             span,
             reported,
         });
+        let op = self.loop_op(kind, op);
         self.step(op, sh)
     }
 
@@ -193,7 +197,19 @@ impl Task {
 
     /// Unwinds the whole stack after a failure, closing every open span with the error.
     pub(crate) fn fail(&mut self, failure: &SpanFailure, sh: &mut Shared) {
-        while let Some(frame) = self.pop_frame() {
+        let mut parked = self.parked.take();
+        loop {
+            // A parked Agent's ancestor spans close once the frames above them have.
+            if parked
+                .as_ref()
+                .is_some_and(|p| self.frames.len() <= p.floor)
+            {
+                parked
+                    .take()
+                    .expect("checked")
+                    .close_deferred(Some(failure), sh);
+            }
+            let Some(frame) = self.pop_frame() else { break };
             if let Frame::Node { span, reported, .. }
             | Frame::Capture { span, reported, .. }
             | Frame::Scope { span, reported, .. } = frame
@@ -202,6 +218,9 @@ impl Task {
                     sh.tracer.close(span, Some(failure), vec![], vec![]);
                 }
             }
+        }
+        if let Some(parked) = parked {
+            parked.close_deferred(Some(failure), sh);
         }
     }
 
@@ -300,6 +319,9 @@ impl Task {
         loop {
             match self.frames.last_mut() {
                 None => {
+                    if let Some(op) = self.parked_at_end(sh) {
+                        return self.step(op, sh);
+                    }
                     if let Some(error) = self.selection_error() {
                         return self.reject(error, sh);
                     }
@@ -326,12 +348,20 @@ impl Task {
                     }
                 }
                 Some(_) => {
-                    if let Some(Frame::Node {
-                        span: Some(span),
-                        reported: true,
-                        ..
-                    }) = self.pop_frame()
-                    {
+                    let span = match self.pop_frame() {
+                        Some(Frame::Node {
+                            span: Some(span),
+                            reported: true,
+                            ..
+                        }) => Some(span),
+                        _ => None,
+                    };
+                    // An ancestor of a parked Agent keeps its span open until the Agent ran.
+                    let span = match &mut self.parked {
+                        None => span,
+                        Some(parked) => parked.popped(self.frames.len(), span),
+                    };
+                    if let Some(span) = span {
                         sh.tracer.close(span, None, vec![], vec![]);
                     }
                 }

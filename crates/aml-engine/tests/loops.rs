@@ -257,3 +257,136 @@ fn the_render_task_shares_the_depth_limit_with_the_loop() {
     assert!(d.node(child, 9_002, agent_kind, "").unwrap().is(Op::Error));
     assert_eq!(d.take_error(child).unwrap(), EvalError::MaxDepth(2));
 }
+
+/// A provider that records nothing but must never be reached.
+fn unreachable_provider(_: &PlanRecord) -> Result<String, String> {
+    panic!("a provider ran before the Loop render selection was checked")
+}
+
+#[test]
+fn selection_is_checked_before_any_provider_runs() {
+    // Each tree has exactly one problem, after (or around) an Agent that would be valid.
+    let cases = vec![
+        arr(vec![agent(text("a")), text("trailing")]),
+        arr(vec![agent(text("a")), agent(text("b"))]),
+        arr(vec![
+            agent(agent(text("child"))),
+            comp("Late", |_| text("x")),
+        ]),
+        arr(vec![
+            comp("Wrap", |_| arr(vec![agent(text("a"))])),
+            wrapper(Primitive::Sandbox, V::Empty),
+        ]),
+        arr(vec![agent(text("a")), comp("Second", |_| agent(text("b")))]),
+    ];
+    for case in cases {
+        let mut run = Run::new(Limits::default()).with_provider(unreachable_provider);
+        assert_eq!(render(&mut run, case), not_one());
+        assert!(run.plans.is_empty());
+        assert_eq!(run.d.live_tasks(), 0);
+    }
+}
+
+#[test]
+fn later_siblings_run_before_the_parked_agent_and_the_result_is_its_text() {
+    let calls = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
+    let seen = calls.clone();
+    let late = comp("Late", move |_| {
+        seen.borrow_mut().push("late component".into());
+        V::Empty
+    });
+    let seen = calls.clone();
+    let mut run = Run::new(Limits::default()).with_provider(move |plan| {
+        seen.borrow_mut().push(format!("provider {}", plan.prompt));
+        Ok("done".into())
+    });
+    let tree = arr(vec![V::Empty, comp("Wrap", |_| agent(text("go"))), late]);
+    assert_eq!(render(&mut run, tree).unwrap(), "done");
+    assert_eq!(*calls.borrow(), vec!["late component", "provider go"]);
+    assert_eq!(run.plans[0].tools[0].0, STATE_TOOL);
+    assert_eq!(run.d.live_tasks(), 0);
+}
+
+#[test]
+fn the_component_that_returned_the_agent_owns_its_span_and_closes_after_it() {
+    let mut run = Run::traced(Limits::default());
+    let tree = arr(vec![
+        comp("Outer", |_| arr(vec![comp("Inner", |_| agent(text("go")))])),
+        comp("After", |_| V::Empty),
+    ]);
+    assert_eq!(render(&mut run, tree).unwrap(), "[go]");
+    assert_eq!(
+        summary(&run.records),
+        vec![
+            "start trace-0<- evaluate",
+            "start trace-1<trace-0 Outer",
+            "start trace-2<trace-1 Inner",
+            "start trace-3<trace-0 After",
+            "end trace-3 ok",
+            "start span-1<trace-2 Agent",
+            "event span-1",
+            "end span-1 ok",
+            "end trace-2 ok",
+            "end trace-1 ok",
+        ]
+    );
+}
+
+#[test]
+fn a_failure_after_parking_closes_the_deferred_spans_innermost_first() {
+    let mut run = Run::traced(Limits::default());
+    let tree = arr(vec![
+        comp("Outer", |_| arr(vec![comp("Inner", |_| agent(text("go")))])),
+        comp("After", |_| text("trailing")),
+    ]);
+    assert_eq!(render(&mut run, tree), not_one());
+    assert_eq!(
+        summary(&run.records),
+        vec![
+            "start trace-0<- evaluate",
+            "start trace-1<trace-0 Outer",
+            "start trace-2<trace-1 Inner",
+            "start trace-3<trace-0 After",
+            "end trace-3 error",
+            "end trace-2 error",
+            "end trace-1 error",
+        ]
+    );
+    assert_eq!(run.d.live_tasks(), 0);
+}
+
+#[test]
+fn the_resumed_agent_keeps_its_depth_and_ancestor_identities() {
+    // Depth: the Agent is found two components deep; inside it, one more level fails.
+    let limits = Limits {
+        max_depth: 3,
+        ..Limits::default()
+    };
+    let mut run = Run::new(limits);
+    let deep = comp("A", |_| comp("B", |_| agent(comp("C", |_| text("x")))));
+    assert_eq!(
+        render(&mut run, deep),
+        Err(Failure::Engine(EvalError::MaxDepth(3)))
+    );
+    // Identities: an array that contains the Agent reappears inside the Agent's prompt.
+    let outer = arr(vec![]);
+    if let V::Array(def) = &outer {
+        let again = outer.clone();
+        def.items.borrow_mut().push(agent(again));
+    }
+    let mut run = Run::new(Limits::default());
+    assert_eq!(
+        render(&mut run, outer),
+        Err(Failure::Engine(EvalError::ArrayCycle))
+    );
+}
+
+#[test]
+fn parking_out_of_order_is_an_invariant_error() {
+    let mut d = Domain::new(Limits::default());
+    let task = d.new_task(None).unwrap();
+    d.set_loop_render(task, TOOL_REF).unwrap();
+    assert!(d.loop_park(task).unwrap().is(Op::Error));
+    let task = d.new_task(None).unwrap();
+    assert!(d.loop_resume(task).unwrap().is(Op::Error));
+}

@@ -54,6 +54,8 @@ pub struct Driver {
     mirror: Vec<(V, usize)>,
     next: Option<V>,
     pending: Option<Step>,
+    /// The Agent node a Loop render task parked (`Op::Park`) until `Op::Resume`.
+    parked: Option<(V, usize)>,
 }
 
 /// What a component sees: the run, its task, and its own node.
@@ -182,6 +184,7 @@ impl Run {
             mirror: Vec::new(),
             next: Some(root),
             pending: None,
+            parked: None,
         }
     }
 
@@ -302,6 +305,17 @@ impl Run {
                     self.handshakes += 1;
                     let s = self.d.agent_handshake_done(task);
                     drv.pending = Some(s.map_err(Failure::Engine)?);
+                }
+                Op::Park => {
+                    drv.parked = Some(mirror.last().expect("Park with a node on top").clone());
+                    drv.pending = Some(self.d.loop_park(task).map_err(Failure::Engine)?);
+                }
+                Op::Resume => {
+                    assert!(mirror.is_empty(), "Resume with frames left");
+                    mirror.push(drv.parked.take().expect("Resume after Park"));
+                    let step = self.d.loop_resume(task).map_err(Failure::Engine)?;
+                    assert!(step.is(Op::Primitive) && step.height == 1);
+                    drv.pending = Some(step);
                 }
                 Op::Agent => return Ok(Paused::Agent),
                 Op::Complete => panic!("Complete: this driver models no scope primitives"),

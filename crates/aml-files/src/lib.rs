@@ -1,0 +1,23 @@
+//! Plain file and path work for AML (issue 8 §3: the JS layer keeps only what must be JS).
+//!
+//! - [`portable_path`]: the logical relative paths of `<Sandbox root|cwd>`, `<Agent cwd>`,
+//!   `<Script cwd>` (INVENTORY SB-1), resolved exactly as Node's `path.posix` would.
+//! - [`skill_manifest`]: the SKILL.md frontmatter of a `<Skill>` package (YAML).
+//! - [`skill_package`]: reading one package directory into a bounded in-memory snapshot.
+//! - [`skill_staging`]: writing a snapshot out invocation-privately and removing it.
+//!
+//! Everything here is synchronous, blocking file-system code; the binding runs it on a
+//! blocking thread and checks the caller's cancellation between entries.
+
+pub mod js_text;
+pub mod portable_path;
+pub mod skill_manifest;
+pub mod skill_package;
+pub mod skill_staging;
+
+pub use portable_path::{resolve_portable_path, PathProblem};
+pub use skill_manifest::{parse_skill_manifest, SkillManifest};
+pub use skill_package::{
+    read_package, PackageSnapshot, ReadError, StagedFile, MAX_PACKAGE_BYTES, MAX_PACKAGE_ENTRIES,
+};
+pub use skill_staging::{remove_staged, stage_package, StageError};
