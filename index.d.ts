@@ -652,6 +652,115 @@ export interface AgentProvider {
 }
 
 // ---------------------------------------------------------------------------------------
+// ACP Agents (defineAcpAgentProvider; docs/ACP.md)
+// ---------------------------------------------------------------------------------------
+
+/**
+ * An ACP `McpServer` descriptor as sent in `session/new` (the `@agentclientprotocol/sdk`
+ * 1.3.0 shape, declared here so the package has no runtime dependency on the SDK).
+ */
+export type AcpMcpServer =
+  | {
+      readonly type: "http" | "sse"
+      readonly name: string
+      readonly url: string
+      readonly headers: readonly { readonly name: string; readonly value: string }[]
+    }
+  | {
+      readonly name: string
+      readonly command: string
+      readonly args: readonly string[]
+      readonly env: readonly { readonly name: string; readonly value: string }[]
+    }
+
+/** ACP `PermissionOptionKind`: the option a launch's permission policy selects. */
+export type AcpPermissionOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always"
+
+/** The ACP session a launch's `transformText` is told about. */
+export interface AcpActiveSession {
+  readonly sessionId: string
+}
+
+/** A file written into the invocation's private state directory before the agent starts. */
+export interface AcpAgentLaunchFile {
+  /** UTF-8 text. */
+  readonly content: string
+  /** Mode 0700 instead of 0600. */
+  readonly executable?: boolean
+  /**
+   * A normalized relative path inside the state directory.
+   * @throws {TypeError} `ACP Agent launch file path must be a normalized relative path`,
+   *   `ACP Agent launch file path must remain inside its state directory`.
+   */
+  readonly path: string
+}
+
+/** What a profile's `createLaunch` is given (frozen). */
+export interface AcpAgentLaunchContext {
+  /** The bridge's MCP server name; absent while this build has no MCP bridge. */
+  readonly amlMcpServerName?: string
+  /** The real path the agent runs in and the `session/new` cwd. */
+  readonly cwd: string
+  /** `true` locally: the child starts from `process.env`. */
+  readonly inheritsProcessEnvironment: boolean
+  /** The request's configured MCP servers as ACP descriptors. */
+  readonly mcpServers: readonly AcpMcpServer[]
+  readonly request: AgentRequest
+  /** A private (0700) directory of this invocation, removed after the agent is gone. */
+  readonly stateDirectory: string
+}
+
+/** How to start and drive one ACP agent process. */
+export interface AcpAgentLaunch {
+  readonly command: string
+  readonly args?: readonly string[]
+  /** Merged over `process.env` locally. */
+  readonly env?: Readonly<Record<string, string>>
+  /** Sent as `authenticate { methodId }` after `initialize`. */
+  readonly authenticationMethodId?: string
+  /** `session/set_config_option` requests, in order, by option category or id. */
+  readonly configuration?: readonly (
+    | { readonly category: string; readonly value: boolean | string }
+    | { readonly id: string; readonly value: boolean | string }
+  )[]
+  readonly files?: readonly AcpAgentLaunchFile[]
+  /** Prepended to the first turn as `${prefix}\n\n${prompt}`. */
+  readonly initialPromptPrefix?: string
+  /** How `session/request_permission` is answered (default `"reject_once"`). */
+  readonly permissionPolicy: AcpPermissionOptionKind
+  /** Replaces the MCP servers sent in `session/new`. */
+  readonly sessionMcpServers?: readonly AcpMcpServer[]
+  /** Reserved for structured output through the MCP bridge (not in this build). */
+  readonly structuredOutputInstruction?: string
+  /** Rewrites each turn's concatenated message text. */
+  readonly transformText?: (text: string, session: AcpActiveSession) => string
+}
+
+/** An ACP Agent profile: a name, a working directory and how to launch the agent. */
+export interface AcpAgentProfile<Name extends string = string> {
+  readonly name: Name
+  /** The local cwd (`realpath`ed); `process.cwd()` when undefined. */
+  readonly workingDirectory: string | undefined
+  createLaunch(context: AcpAgentLaunchContext): AcpAgentLaunch
+  /** Whether a provider-native `<Mcp name>` server is known to this agent. */
+  supportsNamedMcpServer?(name: string): boolean
+}
+
+/**
+ * An Agent provider that drives an ACP agent process (newline-delimited JSON-RPC over its
+ * stdio): `initialize`, optional `authenticate`, `session/new`, configuration, one
+ * `session/prompt` per turn, permission answers by policy, `session/cancel` on abort, and an
+ * ordered cleanup that kills and reaps the agent's process tree.
+ *
+ * @throws {TypeError} `ACP Agent profile must be an object`, `ACP Agent profile name must be
+ *   a non-empty normalized string`, `ACP Agent profile createLaunch must be a function`, …
+ *   (docs/ACP.md lists them all).
+ */
+export declare function defineAcpAgentProvider<const Name extends string>(
+  profile: AcpAgentProfile<Name>,
+): Readonly<AgentProvider & { readonly name: Name }>
+
+// ---------------------------------------------------------------------------------------
 // Agent provider authoring
 // ---------------------------------------------------------------------------------------
 

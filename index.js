@@ -1,5 +1,6 @@
 // Public entry of @aml-jsx/sdk. See docs/ARCHITECTURE.md for how the pieces fit.
 export { AbstractAgentProvider } from "./lib/abstract-agent-provider.js"
+export { defineAcpAgentProvider } from "./lib/acp-agent-provider.js"
 export { executeAgentProviderSession } from "./lib/agent-provider-session.js"
 export { createAgentProviderTurns } from "./lib/agent-provider-turns.js"
 export { evaluate } from "./lib/component-scope.js"

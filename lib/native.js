@@ -37,6 +37,20 @@ export const {
   toolDispatcherInstalled,
 } = binding
 
+// The ACP engine (src/acp.rs over crates/aml-acp): sessions by handle, one event stream each.
+export const {
+  acpLaunchFilesWrite,
+  acpSessionCancel,
+  acpSessionClose,
+  acpSessionNext,
+  acpSessionPrompt,
+  acpSessionRelease,
+  acpSessionStart,
+  acpStateDirectoryCreate,
+  acpStateDirectoryRemove,
+  liveAcpSessions,
+} = binding
+
 const {
   agentDone,
   agentHandshakeDone,

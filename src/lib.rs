@@ -3,6 +3,7 @@
 //! JSON. The modules are public so the exported functions count as used in test builds,
 //! where the napi registration is compiled out.
 
+pub mod acp;
 pub mod agent;
 pub mod cancellation;
 pub mod evaluation;
