@@ -129,4 +129,21 @@ mod tests {
         let mut s = LineSplitter::new(4);
         assert_eq!(lines(&mut s, b"abcde\n"), Err(Oversize { limit: 4 }));
     }
+
+    #[test]
+    fn a_long_line_across_many_chunks_keeps_the_lines_after_it() {
+        for split in [1usize, 7, 100, 65536] {
+            let mut data = vec![b'y'; 300_000];
+            data.extend_from_slice(b"\nabc\ndef\n");
+            let mut s = LineSplitter::new(1 << 20);
+            let mut got = Vec::new();
+            for piece in data.chunks(split) {
+                s.feed(piece.to_vec());
+                while let Some(line) = s.next_line().unwrap() {
+                    got.push(line.len());
+                }
+            }
+            assert_eq!(got, [300_000, 3, 3], "split {split}");
+        }
+    }
 }
