@@ -12,7 +12,10 @@ import { AcpSession } from "./acp-session.js"
 import { runAgentProviderSession, sessionSpans } from "./agent-provider-session.js"
 import { createAgentProviderTurns } from "./agent-provider-turns.js"
 import { EvaluationError } from "./errors.js"
+import { lendTools } from "./native-tool-dispatch.js"
 import {
+  acpBridgeStart,
+  acpBridgeStop,
   acpLaunchFilesWrite,
   acpSessionStart,
   acpStateDirectoryCreate,
@@ -23,6 +26,42 @@ import { supportsSandboxRuntime } from "./sandbox-runtime.js"
 /** Test hook (not public): shorter cancel and kill grace periods, in ms. */
 export const acpTestLimits = { cancelGraceMs: undefined, killGraceMs: undefined }
 
+const SUBMIT_TOOL = "aml_submit_result"
+// MCP tool names (2025-06-18 spec guidance): what a client can be expected to carry.
+const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
+function checkToolNames(tools) {
+  for (const tool of tools) {
+    if (tool.name === SUBMIT_TOOL) throw new TypeError(`AML JavaScript Tool name "${SUBMIT_TOOL}" is reserved`)
+    if (!MCP_TOOL_NAME.test(tool.name)) {
+      throw new TypeError(
+        `AML Tool "${tool.name}" cannot be served over MCP: its name must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."`,
+      )
+    }
+  }
+}
+
+/** Lends the request's Tools to a native MCP bridge; `release()` stops it and takes them back. */
+async function startBridge(tools, signal) {
+  if (tools.length === 0) return { release() {} }
+  const lent = lendTools(tools, signal)
+  let bridge
+  try {
+    bridge = await acpBridgeStart(lent.json)
+  } catch (error) {
+    lent.release()
+    throw error
+  }
+  return {
+    descriptor: JSON.parse(bridge.descriptor),
+    name: bridge.name,
+    release() {
+      acpBridgeStop(bridge.handle)
+      lent.release()
+    },
+  }
+}
+
 function childEnvironment(launchEnv) {
   const env = { ...process.env }
   for (const [key, value] of launchEnv) env[key] = value
@@ -32,13 +71,26 @@ function childEnvironment(launchEnv) {
 async function openSession(profile, request, context, spans, sessionSpanId) {
   const name = profile.name
   // TypeErrors about the request come before any I/O.
-  const mcpServers = acpMcpServers(request.mcpServers, name, profile.supportsNamed)
+  const authored = acpMcpServers(request.mcpServers, name, profile.supportsNamed)
+  checkToolNames(request.tools)
   const cwd = realpathSync(profile.workingDirectory ?? process.cwd())
-  const stateDirectory = acpStateDirectoryCreate(tmpdir())
+  const bridge = await startBridge(request.tools, context.signal)
+  let stateDirectory
   let launch
   let handle
   try {
-    const ctx = Object.freeze({ cwd, inheritsProcessEnvironment: true, mcpServers, request, stateDirectory })
+    stateDirectory = acpStateDirectoryCreate(tmpdir())
+    // The bridge is one more HTTP server of the session, last, and named in the context.
+    const mcpServers =
+      bridge.descriptor === undefined ? authored : Object.freeze([...authored, Object.freeze(bridge.descriptor)])
+    const ctx = Object.freeze({
+      amlMcpServerName: bridge.name,
+      cwd,
+      inheritsProcessEnvironment: true,
+      mcpServers,
+      request,
+      stateDirectory,
+    })
     launch = readLaunch(await profile.createLaunch(ctx))
     const problem = acpLaunchFilesWrite(stateDirectory, JSON.stringify(launch.files))
     if (problem !== null) throw new TypeError(problem)
@@ -52,22 +104,24 @@ async function openSession(profile, request, context, spans, sessionSpanId) {
       env: childEnvironment(launch.env),
       inheritEnv: false,
       killGraceMs: acpTestLimits.killGraceMs,
-      mcpServers: launch.sessionMcpServers ?? mcpServers,
+      mcpServers: launch.sessionMcpServers ?? ctx.mcpServers,
       permissionPolicy: launch.permissionPolicy,
       sessionCwd: cwd,
       stateDirectory,
     }
     handle = acpSessionStart(JSON.stringify(config))
   } catch (error) {
+    bridge.release()
     try {
-      acpStateDirectoryRemove(stateDirectory)
+      if (stateDirectory !== undefined) acpStateDirectoryRemove(stateDirectory)
     } catch (cleanup) {
       throw new AggregateError([error, cleanup], `Agent provider "${name}" ACP session cleanup failed`)
     }
     throw error
   }
-  // From here the native session owns the state directory and removes it when it closes.
-  const session = new AcpSession(handle, spans, sessionSpanId, launch, name, profile.installHint)
+  // From here the native session owns the state directory and removes it when it closes;
+  // the session stops the bridge once the agent is gone.
+  const session = new AcpSession(handle, spans, sessionSpanId, launch, name, profile.installHint, bridge.release)
   await session.open(context.signal)
   return session
 }
@@ -80,10 +134,8 @@ async function run(profile, request, context) {
   if (context.sandbox !== undefined) {
     throw new EvaluationError("ACP Agent Sandbox launch is not implemented by this build of @aml-jsx/sdk yet")
   }
-  if (request.tools.length > 0 || request.output !== undefined) {
-    throw new EvaluationError(
-      "ACP Agent Tools and structured output (the MCP bridge) are not implemented by this build of @aml-jsx/sdk yet",
-    )
+  if (request.output !== undefined) {
+    throw new EvaluationError("ACP Agent structured output is not implemented by this build of @aml-jsx/sdk yet")
   }
   const attributes = { provider: name }
   if (request.model !== undefined) attributes.model = request.model

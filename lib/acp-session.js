@@ -49,7 +49,10 @@ export class AcpSession {
   #closed
   #released = false
 
-  constructor(handle, spans, sessionSpanId, launch, providerName, hint) {
+  #releaseResources
+
+  constructor(handle, spans, sessionSpanId, launch, providerName, hint, releaseResources) {
+    this.#releaseResources = releaseResources
     this.#handle = handle
     this.#spans = spans
     this.#sessionSpanId = sessionSpanId
@@ -94,10 +97,12 @@ export class AcpSession {
     }
   }
 
+  /** After the agent is gone: the native handle, then the invocation's resources (bridge). */
   #release() {
     if (this.#released) return
     this.#released = true
     acpSessionRelease(this.#handle)
+    this.#releaseResources?.()
   }
 
   /** Waits for start-up; an abort closes the session and rejects with the reason. */

@@ -39,6 +39,8 @@ export const {
 
 // The ACP engine (src/acp.rs over crates/aml-acp): sessions by handle, one event stream each.
 export const {
+  acpBridgeStart,
+  acpBridgeStop,
   acpLaunchFilesWrite,
   acpSessionCancel,
   acpSessionClose,
@@ -48,6 +50,7 @@ export const {
   acpSessionStart,
   acpStateDirectoryCreate,
   acpStateDirectoryRemove,
+  liveAcpBridges,
   liveAcpSessions,
 } = binding
 

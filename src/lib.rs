@@ -4,6 +4,7 @@
 //! where the napi registration is compiled out.
 
 pub mod acp;
+pub mod acp_bridge;
 pub mod agent;
 pub mod cancellation;
 pub mod evaluation;

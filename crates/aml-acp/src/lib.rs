@@ -8,13 +8,16 @@
 //! * `session` — the actor: start-up, turns, cancel, ordered cleanup; all reported as
 //!   [`Event`]s through one bounded channel.
 //! * `config`, `permission`, `launch` — the documented rules and messages.
+//! * `bridge` (over `http`) — the Streamable-HTTP MCP server serving the Agent's JS Tools.
 //!
 //! No napi here: the binding (`src/acp.rs` of the addon) converts events to JSON.
 
+mod bridge;
 mod config;
 mod connection;
 mod error;
 mod events;
+mod http;
 mod launch;
 mod lines;
 mod permission;
@@ -22,6 +25,7 @@ mod session;
 mod tail;
 mod wire;
 
+pub use bridge::{start as start_bridge, Bridge};
 pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};
 pub use events::{Event, ProcessFact};
