@@ -730,7 +730,7 @@ export interface AcpAgentLaunch {
   readonly permissionPolicy: AcpPermissionOptionKind
   /** Replaces the MCP servers sent in `session/new`. */
   readonly sessionMcpServers?: readonly AcpMcpServer[]
-  /** Reserved for structured output through the MCP bridge (not in this build). */
+  /** Appended to a structured final turn (default: AML's `aml_submit_result` instruction). */
   readonly structuredOutputInstruction?: string
   /** Rewrites each turn's concatenated message text. */
   readonly transformText?: (text: string, session: AcpActiveSession) => string

@@ -9,8 +9,10 @@ import { tmpdir } from "node:os"
 import { readLaunch, readProfile } from "./acp-launch.js"
 import { acpMcpServers } from "./acp-mcp-servers.js"
 import { AcpSession } from "./acp-session.js"
+import { DEFAULT_INSTRUCTION, SUBMIT_TOOL, Submission } from "./acp-structured.js"
 import { runAgentProviderSession, sessionSpans } from "./agent-provider-session.js"
 import { createAgentProviderTurns } from "./agent-provider-turns.js"
+import { structuredOutputServices } from "./agent-services.js"
 import { EvaluationError } from "./errors.js"
 import { lendTools } from "./native-tool-dispatch.js"
 import {
@@ -26,7 +28,6 @@ import { supportsSandboxRuntime } from "./sandbox-runtime.js"
 /** Test hook (not public): shorter cancel and kill grace periods, in ms. */
 export const acpTestLimits = { cancelGraceMs: undefined, killGraceMs: undefined }
 
-const SUBMIT_TOOL = "aml_submit_result"
 // MCP tool names (2025-06-18 spec guidance): what a client can be expected to carry.
 const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
@@ -41,7 +42,7 @@ function checkToolNames(tools) {
   }
 }
 
-/** Lends the request's Tools to a native MCP bridge; `release()` stops it and takes them back. */
+/** Lends `tools` to a native MCP bridge; `release()` stops it and takes them back. */
 async function startBridge(tools, signal) {
   if (tools.length === 0) return { release() {} }
   const lent = lendTools(tools, signal)
@@ -73,8 +74,15 @@ async function openSession(profile, request, context, spans, sessionSpanId) {
   // TypeErrors about the request come before any I/O.
   const authored = acpMcpServers(request.mcpServers, name, profile.supportsNamed)
   checkToolNames(request.tools)
+  let submission
+  if (request.output !== undefined) {
+    const service = structuredOutputServices.get(context)
+    if (service === undefined) throw new TypeError("ACP Agent structured output requires an AML execution context")
+    submission = new Submission(service)
+  }
   const cwd = realpathSync(profile.workingDirectory ?? process.cwd())
-  const bridge = await startBridge(request.tools, context.signal)
+  const served = submission === undefined ? request.tools : [...request.tools, submission.tool()]
+  const bridge = await startBridge(served, context.signal)
   let stateDirectory
   let launch
   let handle
@@ -121,7 +129,11 @@ async function openSession(profile, request, context, spans, sessionSpanId) {
   }
   // From here the native session owns the state directory and removes it when it closes;
   // the session stops the bridge once the agent is gone.
-  const session = new AcpSession(handle, spans, sessionSpanId, launch, name, profile.installHint, bridge.release)
+  const structured =
+    submission === undefined
+      ? undefined
+      : { instruction: launch.structuredOutputInstruction ?? DEFAULT_INSTRUCTION, submission }
+  const session = new AcpSession(handle, spans, sessionSpanId, launch, name, profile.installHint, bridge.release, structured)
   await session.open(context.signal)
   return session
 }
@@ -133,9 +145,6 @@ async function run(profile, request, context) {
   if (signal.aborted) throw signal.reason
   if (context.sandbox !== undefined) {
     throw new EvaluationError("ACP Agent Sandbox launch is not implemented by this build of @aml-jsx/sdk yet")
-  }
-  if (request.output !== undefined) {
-    throw new EvaluationError("ACP Agent structured output is not implemented by this build of @aml-jsx/sdk yet")
   }
   const attributes = { provider: name }
   if (request.model !== undefined) attributes.model = request.model

@@ -50,9 +50,12 @@ export class AcpSession {
   #released = false
 
   #releaseResources
+  #structured
 
-  constructor(handle, spans, sessionSpanId, launch, providerName, hint, releaseResources) {
+  constructor(handle, spans, sessionSpanId, launch, providerName, hint, releaseResources, structured) {
     this.#releaseResources = releaseResources
+    this.#structured = structured
+    structured?.submission.attach((name, attributes, sensitive) => this.#point(name, attributes, sensitive))
     this.#handle = handle
     this.#spans = spans
     this.#sessionSpanId = sessionSpanId
@@ -135,6 +138,11 @@ export class AcpSession {
     const launch = this.#launch
     let prompt = turn.prompt
     if (turn.index === 0 && launch.initialPromptPrefix !== undefined) prompt = `${launch.initialPromptPrefix}\n\n${prompt}`
+    const structured = turn.isFinal && turn.output !== undefined ? this.#structured : undefined
+    if (structured !== undefined) {
+      prompt = `${prompt}\n\n${structured.instruction}`
+      structured.submission.beginFinalTurn()
+    }
     this.#parent = turnSpanId ?? this.#sessionSpanId
     this.#lastTurn = undefined
     try {
@@ -151,7 +159,7 @@ export class AcpSession {
           ? event.text
           : launch.transformText(event.text, Object.freeze({ sessionId: this.#sessionId }))
       if (typeof text !== "string") throw new TypeError("ACP Agent launch transformText must return a string")
-      return { text }
+      return structured === undefined ? { text } : { structured: structured.submission.result(), text }
     } finally {
       this.#parent = this.#sessionSpanId
     }
