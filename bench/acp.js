@@ -7,8 +7,15 @@
 // Standalone: `node bench/acp.js`; also exported for bench/run.js.
 import { fileURLToPath } from "node:url"
 
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+
 import { Agent, AmlRuntime, defineAcpAgentProvider } from "../index.js"
 import { jsx } from "../jsx-runtime/index.js"
+import { acpBridgeStart, acpBridgeStop } from "../lib/native.js"
+import { lendTools } from "../lib/native-tool-dispatch.js"
+
+import { measure } from "./harness.js"
 
 const UPDATES = 10_000
 const ROUNDS = 7
@@ -51,7 +58,35 @@ async function measureUpdates(label, runtime) {
   )
 }
 
+const BRIDGE_CALLS = 500
+
+/** MCP client → bridge (HTTP on 127.0.0.1) → dispatcher → JS execute → back, sequentially. */
+async function bridgeRoundTrips() {
+  const tool = { description: "add", execute: async ({ a, b }) => ({ sum: a + b }), inputSchema: { type: "object" }, kind: "javascript", name: "add" }
+  const lent = lendTools([tool], new AbortController().signal)
+  const bridge = await acpBridgeStart(lent.json)
+  const { headers, url } = JSON.parse(bridge.descriptor)
+  const client = new Client({ name: "bench", version: "1.0.0" })
+  const requestInit = { headers: Object.fromEntries(headers.map((h) => [h.name, h.value])) }
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }))
+  try {
+    await measure(`${BRIDGE_CALLS} bridge Tool calls (MCP client → JS execute)`, {
+      items: BRIDGE_CALLS,
+      rounds: 7,
+      run: async () => {
+        for (let i = 0; i < BRIDGE_CALLS; i++) await client.callTool({ arguments: { a: i, b: 1 }, name: "add" })
+      },
+      warmup: 2,
+    })
+  } finally {
+    await client.close()
+    acpBridgeStop(bridge.handle)
+    lent.release()
+  }
+}
+
 export async function acpBenchmarks() {
+  await bridgeRoundTrips()
   await measureUpdates("ACP session updates, untraced", new AmlRuntime({ agentProvider: provider }))
   const traced = new AmlRuntime({ agentProvider: provider })
   traced.on("trace", () => {})
