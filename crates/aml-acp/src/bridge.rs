@@ -113,6 +113,8 @@ async fn accept_loop(listener: TcpListener, served: Arc<Served>) {
             () = served.stop.cancelled() => return,
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
+                    // Small request/response exchanges: never wait to coalesce packets.
+                    let _ = stream.set_nodelay(true);
                     tokio::spawn(serve_connection(stream, Arc::clone(&served)));
                 }
             }

@@ -129,7 +129,9 @@ pub async fn respond<W: AsyncWrite + Unpin>(
         reason(status),
         body.len()
     );
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body).await?;
+    // One write: a head and body sent separately would meet Nagle and a delayed ACK (40 ms).
+    let mut message = head.into_bytes();
+    message.extend_from_slice(body);
+    stream.write_all(&message).await?;
     stream.flush().await
 }

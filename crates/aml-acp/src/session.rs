@@ -27,6 +27,12 @@ use crate::permission::PermissionPolicy;
 pub const PROTOCOL_VERSION: u16 = 1;
 
 const DURING_TURN: &str = "during a turn";
+/// How long `Session::next` gathers streamed events after the first.
+const COALESCE: Duration = Duration::from_millis(2);
+
+fn is_streamed(event: &Event) -> bool {
+    matches!(event, Event::Update { .. } | Event::Process(_))
+}
 const DURING_START: &str = "before its ACP session was ready";
 
 /// What the session asks of the agent.
@@ -124,10 +130,25 @@ impl Session {
 
     /// The events available now (at most `max`), waiting for at least one; empty once the
     /// session has ended and everything was read.
+    ///
+    /// Streamed facts (updates, process states) are coalesced for up to `COALESCE` after the
+    /// first one, so an agent that writes one update at a time still costs the observer one
+    /// wake-up per batch rather than per update; an outcome event returns at once.
     pub async fn next(&self, max: usize) -> Vec<Event> {
+        let max = max.max(1);
         let mut events = self.events.lock().await;
         let mut out = Vec::new();
-        events.recv_many(&mut out, max.max(1)).await;
+        if events.recv_many(&mut out, max).await == 0 {
+            return out;
+        }
+        let deadline = Instant::now() + COALESCE;
+        while out.len() < max && out.last().is_some_and(is_streamed) {
+            let room = max - out.len();
+            match tokio::time::timeout_at(deadline, events.recv_many(&mut out, room)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
         out
     }
 }
