@@ -2,6 +2,7 @@
 const groups = {
   acp: async () => (await import("./acp.js")).acpBenchmarks(),
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
+  cli: async () => (await import("./cli.js")).cliBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
   scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),
