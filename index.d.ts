@@ -656,6 +656,232 @@ export interface AgentProvider {
 }
 
 // ---------------------------------------------------------------------------------------
+// ACP Agents (defineAcpAgentProvider; docs/ACP.md)
+// ---------------------------------------------------------------------------------------
+
+/**
+ * An ACP `McpServer` descriptor as sent in `session/new` (the `@agentclientprotocol/sdk`
+ * 1.3.0 shape, declared here so the package has no runtime dependency on the SDK).
+ */
+export type AcpMcpServer =
+  | {
+      readonly type: "http" | "sse"
+      readonly name: string
+      readonly url: string
+      readonly headers: readonly { readonly name: string; readonly value: string }[]
+    }
+  | {
+      readonly name: string
+      readonly command: string
+      readonly args: readonly string[]
+      readonly env: readonly { readonly name: string; readonly value: string }[]
+    }
+
+/** ACP `PermissionOptionKind`: the option a launch's permission policy selects. */
+export type AcpPermissionOptionKind = "allow_once" | "allow_always" | "reject_once" | "reject_always"
+
+/** The ACP session a launch's `transformText` is told about. */
+export interface AcpActiveSession {
+  readonly sessionId: string
+}
+
+/** A file written into the invocation's private state directory before the agent starts. */
+export interface AcpAgentLaunchFile {
+  /** UTF-8 text. */
+  readonly content: string
+  /** Mode 0700 instead of 0600. */
+  readonly executable?: boolean
+  /**
+   * A normalized relative path inside the state directory.
+   * @throws {TypeError} `ACP Agent launch file path must be a normalized relative path`,
+   *   `ACP Agent launch file path must remain inside its state directory`.
+   */
+  readonly path: string
+}
+
+/** What a profile's `createLaunch` is given (frozen). */
+export interface AcpAgentLaunchContext {
+  /** The bridge's MCP server name; absent while this build has no MCP bridge. */
+  readonly amlMcpServerName?: string
+  /** The real path the agent runs in and the `session/new` cwd. */
+  readonly cwd: string
+  /** `true` locally: the child starts from `process.env`. */
+  readonly inheritsProcessEnvironment: boolean
+  /** The request's configured MCP servers as ACP descriptors. */
+  readonly mcpServers: readonly AcpMcpServer[]
+  readonly request: AgentRequest
+  /** A private (0700) directory of this invocation, removed after the agent is gone. */
+  readonly stateDirectory: string
+}
+
+/** How to start and drive one ACP agent process. */
+export interface AcpAgentLaunch {
+  readonly command: string
+  readonly args?: readonly string[]
+  /** Merged over `process.env` locally. */
+  readonly env?: Readonly<Record<string, string>>
+  /** Sent as `authenticate { methodId }` after `initialize`. */
+  readonly authenticationMethodId?: string
+  /** `session/set_config_option` requests, in order, by option category or id. */
+  readonly configuration?: readonly (
+    | { readonly category: string; readonly value: boolean | string }
+    | { readonly id: string; readonly value: boolean | string }
+  )[]
+  readonly files?: readonly AcpAgentLaunchFile[]
+  /** Prepended to the first turn as `${prefix}\n\n${prompt}`. */
+  readonly initialPromptPrefix?: string
+  /** How `session/request_permission` is answered (default `"reject_once"`). */
+  readonly permissionPolicy: AcpPermissionOptionKind
+  /** Replaces the MCP servers sent in `session/new`. */
+  readonly sessionMcpServers?: readonly AcpMcpServer[]
+  /** Appended to a structured final turn (default: AML's `aml_submit_result` instruction). */
+  readonly structuredOutputInstruction?: string
+  /** Rewrites each turn's concatenated message text. */
+  readonly transformText?: (text: string, session: AcpActiveSession) => string
+}
+
+/** An ACP Agent profile: a name, a working directory and how to launch the agent. */
+export interface AcpAgentProfile<Name extends string = string> {
+  readonly name: Name
+  /** The local cwd (`realpath`ed); `process.cwd()` when undefined. */
+  readonly workingDirectory: string | undefined
+  createLaunch(context: AcpAgentLaunchContext): AcpAgentLaunch
+  /** Whether a provider-native `<Mcp name>` server is known to this agent. */
+  supportsNamedMcpServer?(name: string): boolean
+}
+
+/**
+ * An Agent provider that drives an ACP agent process (newline-delimited JSON-RPC over its
+ * stdio): `initialize`, optional `authenticate`, `session/new`, configuration, one
+ * `session/prompt` per turn, permission answers by policy, `session/cancel` on abort, and an
+ * ordered cleanup that kills and reaps the agent's process tree.
+ *
+ * @throws {TypeError} `ACP Agent profile must be an object`, `ACP Agent profile name must be
+ *   a non-empty normalized string`, `ACP Agent profile createLaunch must be a function`, …
+ *   (docs/ACP.md lists them all).
+ */
+export declare function defineAcpAgentProvider<const Name extends string>(
+  profile: AcpAgentProfile<Name>,
+): Readonly<AgentProvider & { readonly name: Name }>
+
+/** Codex reasoning effort (`model_reasoning_effort`). */
+export type CodexReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh"
+/** A JSON value in Codex configuration. */
+export type CodexConfigValue = string | number | boolean | null | readonly CodexConfigValue[] | { readonly [key: string]: CodexConfigValue }
+
+/** Options of {@link codexAgent}. */
+export interface CodexAgentOptions {
+  /** Adds `CODEX_API_KEY` and selects the ACP `api-key` authentication method. */
+  readonly apiKey?: string
+  /** Appended to the launch command as given. */
+  readonly args?: readonly string[]
+  /** The ACP adapter (default `"codex-acp"`). */
+  readonly command?: string
+  /** `CODEX_PATH` for the adapter (default `"codex"`). */
+  readonly codexPathOverride?: string
+  /** Base Codex configuration; AML-owned keys are written over it. */
+  readonly config?: Readonly<Record<string, CodexConfigValue>>
+  readonly env?: Readonly<Record<string, string>>
+  /** Provider-level model fallback (`<Agent model>` wins). */
+  readonly model?: string
+  readonly reasoningEffort?: CodexReasoningEffort
+  /** Local working directory (default `process.cwd()`). */
+  readonly workingDirectory?: string
+}
+/** The provider returned by {@link codexAgent}. */
+export type CodexAgentProvider = Readonly<AgentProvider & { readonly name: "codex" }>
+/**
+ * Codex over `codex-acp`: private `CODEX_HOME`/`CODEX_SQLITE_HOME`/logs, `CODEX_CONFIG` with
+ * the model, reasoning effort and system text (`developer_instructions`), filesystem mode
+ * as `INITIAL_AGENT_MODE`. The package never installs the agent.
+ * @throws {TypeError} `Codex Agent options must be an object`, `Codex <option> must be a
+ *   non-empty normalized string`, `Codex args must be strings without null bytes`, `Codex
+ *   env must be an object`, `Codex config must be an object`, `Codex config must be JSON
+ *   serializable`, `Codex reasoningEffort is unsupported`.
+ */
+export declare function codexAgent(options?: CodexAgentOptions): CodexAgentProvider
+
+/** Copilot reasoning effort (`--reasoning-effort`). */
+export type CopilotReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max"
+/** Options of {@link copilotAgent}. */
+export interface CopilotAgentOptions {
+  /** Placed before AML's flags. */
+  readonly args?: readonly string[]
+  /** The Copilot CLI (default `"copilot"`). */
+  readonly command?: string
+  readonly env?: Readonly<Record<string, string>>
+  /** Default `"auto"`. */
+  readonly model?: string
+  readonly reasoningEffort?: CopilotReasoningEffort
+  readonly workingDirectory?: string
+}
+/** The provider returned by {@link copilotAgent}. */
+export type CopilotAgentProvider = Readonly<AgentProvider & { readonly name: "copilot" }>
+/**
+ * GitHub Copilot CLI over `copilot --acp` with private `COPILOT_HOME`/`HOME`,
+ * non-interactive flags, AML permissions as deny rules and tool exclusions, and the system
+ * text as a first-turn `<SYSTEM>` prelude.
+ * @throws {TypeError} `Copilot Agent options must be an object`, `Copilot <option> must be a
+ *   non-empty normalized string`, `Copilot args must be strings without null bytes`,
+ *   `Copilot env must be an object`, `Copilot reasoningEffort is unsupported`.
+ */
+export declare function copilotAgent(options?: CopilotAgentOptions): CopilotAgentProvider
+
+/** Options of {@link glmAgent}. */
+export interface GlmAgentOptions {
+  /** `Z_AI_API_KEY`, and the `z-ai-api-key` authentication method. */
+  readonly apiKey?: string
+  readonly args?: readonly string[]
+  /** `ACP_GLM_BASE_URL`. */
+  readonly baseUrl?: string
+  /** Default `"glm-acp-agent"`. */
+  readonly command?: string
+  readonly env?: Readonly<Record<string, string>>
+  /** `ACP_GLM_MAX_TOKENS`, a positive safe integer. */
+  readonly maxTokens?: number
+  /** `ACP_GLM_MODEL` fallback. */
+  readonly model?: string
+  readonly workingDirectory?: string
+}
+/** The provider returned by {@link glmAgent}. */
+export type GlmAgentProvider = Readonly<AgentProvider & { readonly name: "glm" }>
+/**
+ * GLM through the community `glm-acp-agent` adapter with a private `ACP_GLM_SESSION_DIR`.
+ * @throws {TypeError} `GLM Agent options must be an object`, `GLM <option> must be a
+ *   non-empty normalized string`, `GLM args must be strings without null bytes`, `GLM env
+ *   must be an object`, `GLM maxTokens must be a positive safe integer`.
+ */
+export declare function glmAgent(options?: GlmAgentOptions): GlmAgentProvider
+
+/** OpenCode configuration (JSON; the `@opencode-ai/sdk` `Config` shape). */
+export type OpenCodeConfig = { readonly [key: string]: unknown }
+/** Options of {@link opencodeAgent}. */
+export interface OpenCodeAgentOptions {
+  /** Appended after `acp --pure --cwd <cwd>`. */
+  readonly args?: readonly string[]
+  /** Default `"opencode"`. */
+  readonly command?: string
+  /** Captured as JSON at creation. */
+  readonly config?: OpenCodeConfig
+  /** Local working directory (default `process.cwd()`). */
+  readonly directory?: string
+  readonly env?: Readonly<Record<string, string>>
+  /** Model fallback after `<Agent model>`, before `config.model`. */
+  readonly model?: string
+}
+/** The provider returned by {@link opencodeAgent}. */
+export type OpenCodeAgentProvider = Readonly<AgentProvider & { readonly name: "opencode" }>
+/**
+ * OpenCode over `opencode acp --pure` with a private database and XDG directories and an
+ * AML-owned primary agent whose tools and permissions follow the request's permissions.
+ * @throws {TypeError} `OpenCode Agent options must be an object`, `OpenCode <option> must be
+ *   a non-empty normalized string`, `OpenCode args must be strings without null bytes`,
+ *   `OpenCode env must be an object`, `OpenCode config must be an object`, `OpenCode config
+ *   must contain only finite JSON numbers`, `… only JSON values`, `… must not contain cycles`.
+ */
+export declare function opencodeAgent(options?: OpenCodeAgentOptions): OpenCodeAgentProvider
+
+// ---------------------------------------------------------------------------------------
 // Agent provider authoring
 // ---------------------------------------------------------------------------------------
 

@@ -1,5 +1,10 @@
 // Public entry of @aml-jsx/sdk. See docs/ARCHITECTURE.md for how the pieces fit.
 export { AbstractAgentProvider } from "./lib/abstract-agent-provider.js"
+export { defineAcpAgentProvider } from "./lib/acp-agent-provider.js"
+export { codexAgent } from "./lib/agents/codex-agent.js"
+export { copilotAgent } from "./lib/agents/copilot-agent.js"
+export { glmAgent } from "./lib/agents/glm-agent.js"
+export { opencodeAgent } from "./lib/agents/opencode-agent.js"
 export { executeAgentProviderSession } from "./lib/agent-provider-session.js"
 export { createAgentProviderTurns } from "./lib/agent-provider-turns.js"
 export { evaluate } from "./lib/component-scope.js"

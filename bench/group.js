@@ -1,5 +1,6 @@
 // Runs one benchmark group in this process: `node bench/group.js <name>`.
 const groups = {
+  acp: async () => (await import("./acp.js")).acpBenchmarks(),
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),

@@ -24,9 +24,10 @@ export function sessionSpans(context) {
   return {
     open: (name, attributes, sensitive, parentSpanId) =>
       guard(() => service.openSpan(name, attributes, sensitive, parentSpanId)),
-    close: (spanId) => spanId !== undefined && guard(() => service.closeSpan(spanId)),
+    close: (spanId, attributes) => spanId !== undefined && guard(() => service.closeSpan(spanId, attributes)),
     fail: (spanId, error) => spanId !== undefined && guard(() => service.failSpan(spanId, error)),
-    point: (spanId, name, attributes) => spanId !== undefined && guard(() => service.point(spanId, name, attributes)),
+    point: (spanId, name, attributes, sensitive) =>
+      spanId !== undefined && guard(() => service.point(spanId, name, attributes, sensitive)),
   }
 }
 
@@ -71,10 +72,11 @@ function captureSession(session, label) {
 }
 
 /** close() inside an agent.cleanup span; resolves with the cleanup error, if any. */
-async function closeSession(spans, sessionSpanId, session, close) {
+async function closeSession(spans, sessionSpanId, session, close, hooks) {
   const spanId = spans?.open("agent.cleanup", undefined, undefined, sessionSpanId)
   try {
-    await call(close, session)
+    // Built-in sessions (hooks) learn the span their cleanup events belong to.
+    await (hooks === undefined ? call(close, session) : call(close, session, spanId))
   } catch (error) {
     spans?.fail(spanId, error)
     return { error, failed: true }
@@ -86,12 +88,15 @@ async function closeSession(spans, sessionSpanId, session, close) {
 /**
  * The body of executeAgentProviderSession with the enclosing agent.session span already
  * open (AbstractAgentProvider opens it before openSession so it covers session start-up).
+ * `hooks` is for the SDK's own sessions (the ACP engine): when given, runTurn and close get
+ * the id of their agent.turn / agent.cleanup span as an extra argument (their point events
+ * belong there), and `hooks.turnEnd(response)` supplies the turn span's end attributes.
  */
-export async function runAgentProviderSession(session, turns, context, providerName, spans, sessionSpanId) {
+export async function runAgentProviderSession(session, turns, context, providerName, spans, sessionSpanId, hooks) {
   const label = `Agent provider "${providerName}"`
   const { abort, close, error: invalid, runTurn } = captureSession(session, label)
   if (invalid !== undefined) {
-    const cleanup = await closeSession(spans, sessionSpanId, session, close)
+    const cleanup = await closeSession(spans, sessionSpanId, session, close, hooks)
     if (cleanup.failed) {
       throw new AggregateError([invalid, cleanup.error], `${label} session validation and cleanup failed`)
     }
@@ -127,12 +132,14 @@ export async function runAgentProviderSession(session, turns, context, providerN
         sessionSpanId,
       )
       try {
-        response = await call(runTurn, session, turn, context)
+        response = await (hooks === undefined
+          ? call(runTurn, session, turn, context)
+          : call(runTurn, session, turn, context, spanId))
       } catch (error) {
         spans?.fail(spanId, error)
         throw error
       }
-      spans?.close(spanId)
+      spans?.close(spanId, hooks?.turnEnd(response))
       if (signal.aborted) throw signal.reason
     }
     if (response === undefined) throw new Error(`${label} session produced no response`)
@@ -150,7 +157,7 @@ export async function runAgentProviderSession(session, turns, context, providerN
       errors.push(error)
     }
   }
-  const cleanup = await closeSession(spans, sessionSpanId, session, close)
+  const cleanup = await closeSession(spans, sessionSpanId, session, close, hooks)
   if (cleanup.failed) errors.push(cleanup.error)
   if (errors.length === 1) throw errors[0]
   if (errors.length > 1) throw new AggregateError(errors, `${label} session execution and cleanup failed`)

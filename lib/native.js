@@ -41,6 +41,23 @@ export const {
 // <Skill> package snapshots, staging and removal.
 export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillPackageStage } = binding
 
+// The ACP engine (src/acp.rs over crates/aml-acp): sessions by handle, one event stream each.
+export const {
+  acpBridgeStart,
+  acpBridgeStop,
+  acpLaunchFilesWrite,
+  acpSessionCancel,
+  acpSessionClose,
+  acpSessionNext,
+  acpSessionPrompt,
+  acpSessionRelease,
+  acpSessionStart,
+  acpStateDirectoryCreate,
+  acpStateDirectoryRemove,
+  liveAcpBridges,
+  liveAcpSessions,
+} = binding
+
 const {
   agentDone,
   agentHandshakeDone,

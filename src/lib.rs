@@ -3,6 +3,8 @@
 //! JSON. The modules are public so the exported functions count as used in test builds,
 //! where the napi registration is compiled out.
 
+pub mod acp;
+pub mod acp_bridge;
 pub mod agent;
 pub mod cancellation;
 pub mod evaluation;

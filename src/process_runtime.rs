@@ -29,7 +29,7 @@ const WORKERS: usize = 2;
 
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
-fn runtime() -> &'static Runtime {
+pub(crate) fn runtime() -> &'static Runtime {
     RUNTIME.get_or_init(|| {
         Builder::new_multi_thread()
             .worker_threads(WORKERS)

@@ -1,0 +1,246 @@
+//! The MCP Tool bridge (INVENTORY BA-0 "MCP bridge"): a Streamable-HTTP MCP server on
+//! `127.0.0.1:<random>/mcp` that serves an Agent's JS Tools to its ACP agent. Stateless JSON
+//! responses; `Authorization: Bearer <token>` required. A wrong path or token is 404 (the
+//! server does not reveal itself), any other method on `/mcp` is 405. Tool calls go through
+//! the [`ToolInvoker`] (the weak JS dispatcher in the addon), failures become `isError`
+//! results the model can read.
+
+use std::io;
+use std::sync::Arc;
+
+use aml_ports::{ToolInvoker, ToolSpec};
+use serde_json::{json, Value};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+
+use crate::http::{self, ReadError};
+
+/// Largest accepted request body (the contract's relay limit).
+const BODY_LIMIT: usize = 4 * 1024 * 1024;
+/// MCP revision we answer with when the client asks for one we do not know.
+const PROTOCOL: &str = "2025-06-18";
+const KNOWN_PROTOCOLS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// A running bridge; dropping it (or [`stop`](Bridge::stop)) stops serving and cancels calls.
+pub struct Bridge {
+    /// `aml_<32 hex>`, the MCP server name the agent sees.
+    pub name: String,
+    /// `http://127.0.0.1:<port>/mcp`.
+    pub url: String,
+    /// The bearer token (a UUID).
+    pub token: String,
+    stop: CancellationToken,
+}
+
+impl Bridge {
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+
+    /// The ACP `McpServer` descriptor for `session/new`.
+    pub fn descriptor(&self) -> Value {
+        json!({
+            "type": "http",
+            "name": self.name,
+            "url": self.url,
+            "headers": [{ "name": "Authorization", "value": format!("Bearer {}", self.token) }],
+        })
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+struct Served {
+    tools: Vec<ToolSpec>,
+    invoker: Arc<dyn ToolInvoker>,
+    name: String,
+    expected: String,
+    stop: CancellationToken,
+}
+
+fn random_hex() -> io::Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn uuid() -> io::Result<String> {
+    let hex = random_hex()?;
+    // Version 4, RFC 4122 variant.
+    let variant = ["8", "9", "a", "b"][usize::from_str_radix(&hex[16..17], 16).unwrap_or(0) % 4];
+    Ok(format!(
+        "{}-{}-4{}-{}{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[13..16],
+        variant,
+        &hex[17..20],
+        &hex[20..32]
+    ))
+}
+
+/// Starts serving `tools` on a random loopback port. Must run inside a tokio runtime.
+pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::Result<Bridge> {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    let port = listener.local_addr()?.port();
+    let name = format!("aml_{}", random_hex()?);
+    let token = uuid()?;
+    let stop = CancellationToken::new();
+    let served = Arc::new(Served {
+        tools,
+        invoker,
+        name: name.clone(),
+        expected: format!("Bearer {token}"),
+        stop: stop.clone(),
+    });
+    tokio::spawn(accept_loop(listener, served));
+    Ok(Bridge {
+        name,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        token,
+        stop,
+    })
+}
+
+async fn accept_loop(listener: TcpListener, served: Arc<Served>) {
+    loop {
+        tokio::select! {
+            () = served.stop.cancelled() => return,
+            accepted = listener.accept() => {
+                if let Ok((stream, _)) = accepted {
+                    // Small request/response exchanges: never wait to coalesce packets.
+                    let _ = stream.set_nodelay(true);
+                    tokio::spawn(serve_connection(stream, Arc::clone(&served)));
+                }
+            }
+        }
+    }
+}
+
+async fn serve_connection(mut stream: TcpStream, served: Arc<Served>) {
+    let mut buffer = Vec::new();
+    loop {
+        let request = tokio::select! {
+            () = served.stop.cancelled() => return,
+            request = http::read_request(&mut stream, &mut buffer, BODY_LIMIT) => request,
+        };
+        let request = match request {
+            Ok(request) => request,
+            Err(ReadError::Bad(status)) => {
+                let _ = http::respond(&mut stream, status, b"", "Connection: close\r\n").await;
+                return;
+            }
+            Err(ReadError::Closed | ReadError::Io) => return,
+        };
+        let (status, body, extra) = route(&served, &request).await;
+        if http::respond(&mut stream, status, &body, extra)
+            .await
+            .is_err()
+            || request.close
+        {
+            return;
+        }
+    }
+}
+
+async fn route(served: &Served, request: &http::Request) -> (u16, Vec<u8>, &'static str) {
+    if request.path != "/mcp" || request.authorization.as_deref() != Some(served.expected.as_str())
+    {
+        return (404, Vec::new(), "");
+    }
+    if request.method != "POST" {
+        return (405, Vec::new(), "Allow: POST\r\n");
+    }
+    let Ok(message) = serde_json::from_slice::<Value>(&request.body) else {
+        return (400, rpc_error(Value::Null, -32700, "Parse error"), "");
+    };
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return (400, rpc_error(Value::Null, -32600, "Invalid Request"), "");
+    };
+    let Some(id) = message.get("id").cloned() else {
+        // Notifications (notifications/initialized, cancelled…) need no answer.
+        return (202, Vec::new(), "");
+    };
+    let params = message.get("params").cloned().unwrap_or(Value::Null);
+    let result = match method {
+        "initialize" => initialize(served, &params),
+        "ping" => json!({}),
+        "tools/list" => tools_list(served),
+        "tools/call" => tools_call(served, &params).await,
+        other => {
+            return (
+                200,
+                rpc_error(id, -32601, &format!("Method not found: {other}")),
+                "",
+            )
+        }
+    };
+    let body = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+    (200, body.to_string().into_bytes(), "")
+}
+
+fn rpc_error(id: Value, code: i64, message: &str) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+        .to_string()
+        .into_bytes()
+}
+
+fn initialize(served: &Served, params: &Value) -> Value {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    let version = asked
+        .filter(|v| KNOWN_PROTOCOLS.contains(v))
+        .unwrap_or(PROTOCOL);
+    json!({
+        "protocolVersion": version,
+        "capabilities": { "tools": { "listChanged": false } },
+        "serverInfo": { "name": served.name, "version": "0.0.0" },
+    })
+}
+
+fn tools_list(served: &Served) -> Value {
+    let tools: Vec<Value> = served
+        .tools
+        .iter()
+        .map(|tool| json!({ "name": tool.name, "description": tool.description, "inputSchema": tool.input_schema }))
+        .collect();
+    json!({ "tools": tools })
+}
+
+fn text_result(text: String, is_error: bool) -> Value {
+    let mut result = json!({ "content": [{ "type": "text", "text": text }] });
+    if is_error {
+        result["isError"] = true.into();
+    }
+    result
+}
+
+async fn tools_call(served: &Served, params: &Value) -> Value {
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(tool) = served.tools.iter().find(|tool| tool.name == name) else {
+        return text_result(format!("Unknown AML Tool \"{name}\""), true);
+    };
+    let input = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    match served
+        .invoker
+        .call(tool.tool, input, served.stop.child_token())
+        .await
+    {
+        Ok(Value::String(text)) => text_result(text, false),
+        Ok(value) => text_result(value.to_string(), false),
+        Err(error) if error.message.is_empty() => {
+            text_result("AML Tool execution failed".into(), true)
+        }
+        Err(error) => text_result(error.message, true),
+    }
+}

@@ -1,0 +1,343 @@
+//! One JSON-RPC connection over an agent's stdio: a writer task that owns stdin, a reader
+//! task that owns stdout, a stderr task keeping the bounded tail, and the table of requests
+//! waiting for replies.
+//!
+//! The reader answers `session/request_permission` itself (by policy, no round trip to the
+//! session) and forwards `session/update` notifications into the session's event channel,
+//! awaiting capacity: a slow observer stops us reading stdout, which in turn blocks the
+//! agent's writes. That is the whole memory bound for an update flood.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aml_process::{OutputStream, ProcessStdin};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{AcpError, ErrorKind};
+use crate::events::Event;
+use crate::lines::LineSplitter;
+use crate::permission::{self, PermissionPolicy};
+use crate::tail::Tail;
+use crate::wire::{self, Incoming};
+
+pub type Reply = Result<Box<RawValue>, AcpError>;
+
+/// The reader's reason at end of stdout: usually the process is exiting.
+pub const OUTPUT_CLOSED: &str = "ACP Agent closed its output";
+
+/// Lines queued for stdin. Small: the writer drains it as fast as the agent reads.
+const OUTGOING: usize = 64;
+
+#[derive(Default)]
+struct Pending {
+    waiting: HashMap<u64, oneshot::Sender<Reply>>,
+    /// Set once the reader stopped: every later request fails with this at once.
+    closed: Option<AcpError>,
+}
+
+/// The turn's response text (`agent_message_chunk` text blocks, concatenated).
+struct Text {
+    text: String,
+    limit: usize,
+    overflowed: bool,
+}
+
+/// State shared by the session and the connection's tasks.
+pub struct Shared {
+    pending: Mutex<Pending>,
+    text: Mutex<Text>,
+    /// `session/cancel` was sent: permission requests are answered "cancelled".
+    cancelling: AtomicBool,
+    policy: PermissionPolicy,
+    stderr: Mutex<Tail>,
+}
+
+impl Shared {
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_text(&self) -> std::sync::MutexGuard<'_, Text> {
+        self.text.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn fail_all(&self, error: AcpError) {
+        let mut pending = self.lock_pending();
+        pending.closed.get_or_insert(error.clone());
+        for (_, waiter) in pending.waiting.drain() {
+            let _ = waiter.send(Err(error.clone()));
+        }
+    }
+
+    fn resolve(&self, id: u64, reply: Reply) {
+        // An id we never issued (or already answered) is ignored.
+        if let Some(waiter) = self.lock_pending().waiting.remove(&id) {
+            let _ = waiter.send(reply);
+        }
+    }
+
+    /// Takes the text gathered so far; `Err` when it outgrew its limit.
+    pub fn take_text(&self) -> Result<String, AcpError> {
+        let mut text = self.lock_text();
+        let taken = std::mem::take(&mut text.text);
+        if std::mem::take(&mut text.overflowed) {
+            return Err(AcpError::protocol(format!(
+                "ACP Agent response text exceeded {} bytes",
+                text.limit
+            )));
+        }
+        Ok(taken)
+    }
+
+    fn append_text(&self, chunk: &str) {
+        let mut text = self.lock_text();
+        if text.overflowed {
+            return;
+        }
+        if text.text.len() + chunk.len() > text.limit {
+            text.overflowed = true;
+            text.text = String::new();
+            return;
+        }
+        text.text.push_str(chunk);
+    }
+
+    pub fn set_cancelling(&self) {
+        self.cancelling.store(true, Ordering::Release);
+    }
+
+    pub fn clear_cancelling(&self) {
+        self.cancelling.store(false, Ordering::Release);
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().unwrap_or_else(|p| p.into_inner()).text()
+    }
+}
+
+/// Limits of one connection.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    pub line: usize,
+    pub stderr_tail: usize,
+    pub text: usize,
+}
+
+/// The session's side of the connection.
+pub struct Connection {
+    pub shared: Arc<Shared>,
+    out: Option<mpsc::Sender<Vec<u8>>>,
+    next_id: u64,
+    /// Cancelled when the reader has stopped (stdout ended or broke the protocol).
+    pub reader_done: CancellationToken,
+    /// Cancelled when stderr has ended.
+    pub stderr_done: CancellationToken,
+    tasks: [tokio::task::JoinHandle<()>; 3],
+}
+
+impl Connection {
+    pub fn start(
+        stdin: ProcessStdin,
+        stdout: OutputStream,
+        stderr: OutputStream,
+        events: mpsc::Sender<Event>,
+        policy: PermissionPolicy,
+        limits: ConnectionLimits,
+    ) -> Connection {
+        let shared = Arc::new(Shared {
+            pending: Mutex::default(),
+            text: Mutex::new(Text {
+                text: String::new(),
+                limit: limits.text,
+                overflowed: false,
+            }),
+            cancelling: AtomicBool::new(false),
+            policy,
+            stderr: Mutex::new(Tail::new(limits.stderr_tail)),
+        });
+        let (out, outgoing) = mpsc::channel(OUTGOING);
+        let writer = tokio::spawn(write_loop(stdin, outgoing));
+        let reader_done = CancellationToken::new();
+        let stderr_done = CancellationToken::new();
+        let reader = tokio::spawn(read_loop(
+            stdout,
+            Arc::clone(&shared),
+            out.clone(),
+            events,
+            limits.line,
+            reader_done.clone(),
+        ));
+        let errors = tokio::spawn(stderr_loop(
+            stderr,
+            Arc::clone(&shared),
+            stderr_done.clone(),
+        ));
+        Connection {
+            shared,
+            out: Some(out),
+            next_id: 0,
+            reader_done,
+            stderr_done,
+            tasks: [writer, reader, errors],
+        }
+    }
+
+    /// Sends a request; the receiver yields its reply (or the reason none will come).
+    pub async fn request(&mut self, method: &str, params: &Value) -> oneshot::Receiver<Reply> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut pending = self.shared.lock_pending();
+            if let Some(error) = &pending.closed {
+                let _ = tx.send(Err(error.clone()));
+                return rx;
+            }
+            pending.waiting.insert(id, tx);
+        }
+        self.send(wire::request(id, method, params)).await;
+        rx
+    }
+
+    pub async fn notify(&self, method: &str, params: &Value) {
+        self.send(wire::notification(method, params)).await;
+    }
+
+    async fn send(&self, line: Vec<u8>) {
+        // A stopped writer means stdin is gone; the exit race reports why.
+        if let Some(out) = &self.out {
+            let _ = out.send(line).await;
+        }
+    }
+
+    /// Closes our end of the connection: stdin is dropped (EOF for the agent) even if the
+    /// writer is blocked on an agent that stopped reading.
+    pub fn close(&mut self) {
+        self.out = None;
+        self.tasks[0].abort();
+    }
+
+    /// Stops the reader and stderr tasks, for a process that left a descendant outside its
+    /// group holding the pipes open (the group itself is gone by then).
+    pub fn abandon(&self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+async fn write_loop(mut stdin: ProcessStdin, mut outgoing: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = outgoing.recv().await {
+        if stdin.write_all(&line).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn stderr_loop(mut stderr: OutputStream, shared: Arc<Shared>, done: CancellationToken) {
+    while let Ok(Some(chunk)) = stderr.read_chunk().await {
+        shared
+            .stderr
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(&chunk);
+    }
+    done.cancel();
+}
+
+async fn read_loop(
+    mut stdout: OutputStream,
+    shared: Arc<Shared>,
+    out: mpsc::Sender<Vec<u8>>,
+    events: mpsc::Sender<Event>,
+    line_limit: usize,
+    done: CancellationToken,
+) {
+    let mut splitter = LineSplitter::new(line_limit);
+    let reason = 'read: loop {
+        let chunk = match stdout.read_chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break AcpError::protocol(OUTPUT_CLOSED),
+            Err(error) => {
+                break AcpError::protocol(format!("ACP Agent output could not be read: {error}"))
+            }
+        };
+        splitter.feed(chunk);
+        loop {
+            match splitter.next_line() {
+                Ok(Some(line)) => handle(line, &shared, &out, &events).await,
+                Ok(None) => break,
+                Err(oversize) => {
+                    break 'read AcpError::protocol(format!(
+                        "ACP Agent sent a message line longer than {} bytes",
+                        oversize.limit
+                    ))
+                }
+            }
+        }
+    };
+    shared.fail_all(reason);
+    done.cancel();
+}
+
+async fn handle(
+    line: &[u8],
+    shared: &Shared,
+    out: &mpsc::Sender<Vec<u8>>,
+    events: &mpsc::Sender<Event>,
+) {
+    match wire::classify(line) {
+        Incoming::Response {
+            id: Some(id),
+            outcome,
+        } => {
+            let reply = outcome
+                .map(|raw| raw.to_owned())
+                .map_err(|error| AcpError::new(ErrorKind::Agent, error.message));
+            shared.resolve(id, reply);
+        }
+        Incoming::Notification { method, params } if method == "session/update" => {
+            if let Some(event) = params.and_then(|params| update_event(params, shared)) {
+                let _ = events.send(event).await;
+            }
+        }
+        Incoming::Request { id, method, params } => {
+            let reply = if method == "session/request_permission" {
+                let cancelling = shared.cancelling.load(Ordering::Acquire);
+                let result = permission::answer(shared.policy, params.map(|p| p.get()), cancelling);
+                wire::result(id, &result)
+            } else {
+                // We advertise no client capabilities, so nothing else is ours to serve.
+                wire::error(id, -32601, &format!("Method not found: {method}"))
+            };
+            let _ = out.send(reply).await;
+        }
+        // Unknown ids, other notifications and lines that are not JSON-RPC are ignored.
+        _ => {}
+    }
+}
+
+fn update_event(params: &RawValue, shared: &Shared) -> Option<Event> {
+    let params: wire::UpdateParams = serde_json::from_str(params.get()).ok()?;
+    let head: wire::UpdateHead = serde_json::from_str(params.update.get()).ok()?;
+    let mut tool_name = None;
+    match head.session_update.as_ref() {
+        "agent_message_chunk" => {
+            if let Some(text) = head.content.and_then(wire::chunk_text) {
+                shared.append_text(&text);
+            }
+        }
+        "tool_call" => tool_name = wire::string_name(head.name),
+        _ => {}
+    }
+    Some(Event::Update {
+        session_id: params.session_id.into_owned(),
+        session_update: head.session_update.into_owned(),
+        tool_name,
+        update: params.update.get().to_owned(),
+    })
+}

@@ -1,0 +1,36 @@
+//! The ACP (Agent Client Protocol) client engine behind AML's built-in Agents
+//! (INVENTORY PA-7, BA-0): newline-delimited JSON-RPC 2.0 over the stdio of an agent process
+//! that `aml-process` supervises (own process group, tree kill, reaped).
+//!
+//! * `lines` — framing with a hard line limit; `wire` — frame classification and the few
+//!   ACP shapes AML reads (updates stay raw, forwarded unchanged).
+//! * `connection` — reader/writer/stderr tasks, pending requests, permission answers.
+//! * `session` — the actor: start-up, turns, cancel, ordered cleanup; all reported as
+//!   [`Event`]s through one bounded channel.
+//! * `config`, `permission`, `launch` — the documented rules and messages.
+//! * `bridge` (over `http`) — the Streamable-HTTP MCP server serving the Agent's JS Tools.
+//!
+//! No napi here: the binding (`src/acp.rs` of the addon) converts events to JSON.
+
+mod bridge;
+mod config;
+mod connection;
+mod error;
+mod events;
+mod http;
+mod launch;
+mod lines;
+mod permission;
+mod session;
+mod tail;
+mod wire;
+
+pub use bridge::{start as start_bridge, Bridge};
+pub use config::{ConfigEntry, ConfigTarget};
+pub use error::{signal_name, AcpError, ErrorKind};
+pub use events::{Event, ProcessFact};
+pub use launch::{
+    check_path, create_state_directory, write_launch_files, Launch, LaunchFile, LaunchFileError,
+};
+pub use permission::PermissionPolicy;
+pub use session::{Limits, Session, SessionConfig, SessionSpec, PROTOCOL_VERSION};

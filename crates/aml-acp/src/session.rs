@@ -1,0 +1,576 @@
+//! One ACP session as an actor: a tokio task that owns the agent process and the connection,
+//! takes commands (prompt, cancel, close) and reports everything as [`Event`]s in order.
+//!
+//! Flow (INVENTORY BA-0): spawn → `initialize` (+ the MCP capability checks) → optional
+//! `authenticate` → `session/new` → `session/set_config_option` per entry → `Created`; then
+//! sequential `session/prompt` turns, each racing the process's exit; on close: stdin EOF,
+//! tree kill (SIGTERM, grace, SIGKILL, reaped), exit facts, state-directory removal,
+//! `Closed`. Every request races the process's exit, so a dead agent never hangs a caller.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use aml_process::{ExitStatus, ProcessError, ProcessHandle, SpawnOptions};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{sleep_until, timeout, Instant};
+
+use crate::config::{self, ConfigEntry};
+use crate::connection::{Connection, ConnectionLimits, Reply, OUTPUT_CLOSED};
+use crate::error::{AcpError, ErrorKind};
+use crate::events::{Event, ProcessFact};
+use crate::launch::{spawn_error, Launch};
+use crate::permission::PermissionPolicy;
+
+/// ACP `PROTOCOL_VERSION` of `@agentclientprotocol/sdk` 1.3.0.
+pub const PROTOCOL_VERSION: u16 = 1;
+
+const DURING_TURN: &str = "during a turn";
+/// How long `Session::next` gathers streamed events after the first.
+const COALESCE: Duration = Duration::from_millis(2);
+
+fn is_streamed(event: &Event) -> bool {
+    matches!(event, Event::Update { .. } | Event::Process(_))
+}
+const DURING_START: &str = "before its ACP session was ready";
+
+/// What the session asks of the agent.
+#[derive(Debug, Clone, Default)]
+pub struct SessionSpec {
+    /// The `cwd` of `session/new` (a guest path in a Sandbox).
+    pub cwd: String,
+    /// ACP `McpServer` descriptors for `session/new`.
+    pub mcp_servers: Vec<Value>,
+    pub authentication_method_id: Option<String>,
+    pub configuration: Vec<ConfigEntry>,
+    pub permission_policy: PermissionPolicy,
+}
+
+/// Bounds of one session. The defaults are the documented ones where there are any.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Longest accepted JSON-RPC line.
+    pub line: usize,
+    /// Bytes of stderr kept for error messages (BA-0: the last 16 KiB).
+    pub stderr_tail: usize,
+    /// Longest response text of one turn.
+    pub text: usize,
+    /// Events buffered before the agent's stdout stops being read.
+    pub events: usize,
+    /// How long a turn may run on after `session/cancel` before it is given up.
+    pub cancel_grace: Duration,
+    /// SIGTERM → SIGKILL grace of the tree kill.
+    pub kill_grace: Duration,
+    /// How long to wait for buffered output after the process exited.
+    pub exit_drain: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            line: 8 * 1024 * 1024,
+            stderr_tail: 16 * 1024,
+            text: 16 * 1024 * 1024,
+            events: 1024,
+            cancel_grace: Duration::from_secs(2),
+            kill_grace: aml_process::DEFAULT_GRACE,
+            exit_drain: Duration::from_secs(1),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    pub launch: Launch,
+    pub session: SessionSpec,
+    pub limits: Limits,
+    /// Removed (recursively) after the process is gone.
+    pub state_directory: Option<PathBuf>,
+}
+
+pub enum Command {
+    Prompt(String),
+    Cancel,
+    Close,
+}
+
+/// The caller's handle. Dropping it closes the session (the actor kills the tree).
+pub struct Session {
+    commands: mpsc::UnboundedSender<Command>,
+    events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
+}
+
+impl Session {
+    /// Starts the actor; must be called inside a tokio runtime.
+    pub fn start(config: SessionConfig) -> Session {
+        let (commands, inbox) = mpsc::unbounded_channel();
+        let (events, outbox) = mpsc::channel(config.limits.events.max(1));
+        tokio::spawn(run(config, inbox, events));
+        Session {
+            commands,
+            events: tokio::sync::Mutex::new(outbox),
+        }
+    }
+
+    /// Starts a turn; its outcome arrives as `Completed` or `Failed`.
+    pub fn prompt(&self, text: String) {
+        let _ = self.commands.send(Command::Prompt(text));
+    }
+
+    /// Sends `session/cancel` (the current turn gets `cancel_grace` to end).
+    pub fn cancel(&self) {
+        let _ = self.commands.send(Command::Cancel);
+    }
+
+    /// Ends the session; `Closed` is the last event.
+    pub fn close(&self) {
+        let _ = self.commands.send(Command::Close);
+    }
+
+    /// The events available now (at most `max`), waiting for at least one; empty once the
+    /// session has ended and everything was read.
+    ///
+    /// Streamed facts (updates, process states) are coalesced for up to `COALESCE` after the
+    /// first one, so an agent that writes one update at a time still costs the observer one
+    /// wake-up per batch rather than per update; an outcome event returns at once.
+    pub async fn next(&self, max: usize) -> Vec<Event> {
+        let max = max.max(1);
+        let mut events = self.events.lock().await;
+        let mut out = Vec::new();
+        if events.recv_many(&mut out, max).await == 0 {
+            return out;
+        }
+        let deadline = Instant::now() + COALESCE;
+        while out.len() < max && out.last().is_some_and(is_streamed) {
+            let room = max - out.len();
+            match tokio::time::timeout_at(deadline, events.recv_many(&mut out, room)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+        out
+    }
+}
+
+struct Actor {
+    process: ProcessHandle,
+    conn: Connection,
+    events: mpsc::Sender<Event>,
+    limits: Limits,
+    execution_id: String,
+    exit: Option<Result<ExitStatus, ProcessError>>,
+    session_id: String,
+}
+
+async fn run(
+    config: SessionConfig,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    events: mpsc::Sender<Event>,
+) {
+    let SessionConfig {
+        launch,
+        session,
+        limits,
+        state_directory,
+    } = config;
+    let mut session_errors = Vec::new();
+    match spawn(&launch, &session, limits, &events).await {
+        Err(error) => {
+            let _ = events.send(Event::Failed(error)).await;
+        }
+        Ok(mut actor) => {
+            let opened = tokio::select! {
+                opened = actor.open(&session) => opened,
+                () = closed(&mut commands) => Err(AcpError::new(
+                    ErrorKind::Cancelled,
+                    "ACP session was closed before it was ready",
+                )),
+            };
+            match opened {
+                Ok(()) => {
+                    let session_id = actor.session_id.clone();
+                    actor.emit(Event::Created { session_id }).await;
+                    actor.serve(&mut commands).await;
+                }
+                Err(error) => actor.emit(Event::Failed(error)).await,
+            }
+            session_errors = actor.close().await;
+        }
+    }
+    let mut resource_errors = Vec::new();
+    if let Some(directory) = state_directory {
+        let removed = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(directory)).await;
+        match removed {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Ok(Err(error)) => resource_errors.push(format!(
+                "ACP Agent state directory could not be removed: {error}"
+            )),
+            Err(error) => resource_errors.push(format!(
+                "ACP Agent state directory could not be removed: {error}"
+            )),
+        }
+    }
+    let _ = events
+        .send(Event::Closed {
+            session_errors,
+            resource_errors,
+        })
+        .await;
+}
+
+/// Resolves on `Close` or when the handle is dropped; other commands wait for the session.
+async fn closed(commands: &mut mpsc::UnboundedReceiver<Command>) {
+    while let Some(command) = commands.recv().await {
+        if matches!(command, Command::Close) {
+            return;
+        }
+    }
+}
+
+async fn spawn(
+    launch: &Launch,
+    session: &SessionSpec,
+    limits: Limits,
+    events: &mpsc::Sender<Event>,
+) -> Result<Actor, AcpError> {
+    let command_line = launch.command_line();
+    let fact = |state, execution_id| ProcessFact {
+        state,
+        execution_id,
+        exit_code: None,
+        command: Some(command_line.clone()),
+    };
+    let _ = events
+        .send(Event::Process(fact("spawn_requested", None)))
+        .await;
+    let options = SpawnOptions {
+        cwd: Some(launch.cwd.clone()),
+        env: launch.env.clone(),
+        inherit_env: launch.inherit_env,
+        grace: limits.kill_grace,
+        ..SpawnOptions::default()
+    };
+    let mut process = aml_process::spawn(&launch.command, &launch.args, options)
+        .await
+        .map_err(|error| spawn_error(&launch.command, &error))?;
+    let execution_id = process.id();
+    let _ = events
+        .send(Event::Process(fact("started", Some(execution_id.clone()))))
+        .await;
+    let (Some(stdin), Some(stdout), Some(stderr)) = (
+        process.take_stdin(),
+        process.take_stdout(),
+        process.take_stderr(),
+    ) else {
+        unreachable!("a fresh process handle has all three pipes");
+    };
+    let conn = Connection::start(
+        stdin,
+        stdout,
+        stderr,
+        events.clone(),
+        session.permission_policy,
+        ConnectionLimits {
+            line: limits.line,
+            stderr_tail: limits.stderr_tail,
+            text: limits.text,
+        },
+    );
+    Ok(Actor {
+        process,
+        conn,
+        events: events.clone(),
+        limits,
+        execution_id,
+        exit: None,
+        session_id: String::new(),
+    })
+}
+
+enum Step {
+    Reply(Reply),
+    Exit(Result<ExitStatus, ProcessError>),
+    Command(Option<Command>),
+    Deadline,
+}
+
+impl Actor {
+    async fn emit(&self, event: Event) {
+        let _ = self.events.send(event).await;
+    }
+
+    fn fact(&self, state: &'static str, exit_code: Option<i32>) -> Event {
+        Event::Process(ProcessFact {
+            state,
+            execution_id: Some(self.execution_id.clone()),
+            exit_code,
+            command: None,
+        })
+    }
+
+    async fn open(&mut self, spec: &SessionSpec) -> Result<(), AcpError> {
+        let init = self
+            .call(
+                "initialize",
+                json!({
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "clientCapabilities": {},
+                    "clientInfo": { "name": "aml", "title": "Agent Markup Language", "version": "0.0.0" },
+                }),
+            )
+            .await?;
+        if !init.is_object() {
+            return Err(AcpError::invalid_reply("initialize"));
+        }
+        check_mcp_capabilities(&init, &spec.mcp_servers)?;
+        if let Some(method) = &spec.authentication_method_id {
+            self.call("authenticate", json!({ "methodId": method }))
+                .await?;
+        }
+        let created = self
+            .call(
+                "session/new",
+                json!({ "cwd": spec.cwd, "mcpServers": spec.mcp_servers }),
+            )
+            .await?;
+        let Some(session_id) = created.get("sessionId").and_then(Value::as_str) else {
+            return Err(AcpError::invalid_reply("session/new"));
+        };
+        self.session_id = session_id.to_owned();
+        let mut options = config::advertised(&created);
+        for entry in &spec.configuration {
+            let params = config::request_params(&self.session_id, &options, entry)?;
+            let reply = self.call("session/set_config_option", params).await?;
+            if reply.get("configOptions").is_some() {
+                options = config::advertised(&reply);
+            }
+        }
+        Ok(())
+    }
+
+    /// One request during start-up, racing the process's exit.
+    async fn call(&mut self, method: &str, params: Value) -> Result<Value, AcpError> {
+        let mut rx = self.conn.request(method, &params).await;
+        let reply = loop {
+            let step = tokio::select! {
+                biased;
+                reply = &mut rx => Step::Reply(reply.unwrap_or_else(|_| Err(dropped()))),
+                status = self.process.wait(), if self.exit.is_none() => Step::Exit(status),
+            };
+            match step {
+                Step::Reply(reply) => break self.settle(reply, &mut rx, DURING_START).await,
+                Step::Exit(status) => break self.after_exit(status, &mut rx, DURING_START).await,
+                Step::Command(_) | Step::Deadline => continue,
+            }
+        }?;
+        serde_json::from_str(reply.get()).map_err(|_| AcpError::invalid_reply(method))
+    }
+
+    async fn serve(&mut self, commands: &mut mpsc::UnboundedReceiver<Command>) {
+        loop {
+            match commands.recv().await {
+                None | Some(Command::Close) => return,
+                Some(Command::Cancel) => self.cancel().await,
+                Some(Command::Prompt(text)) => {
+                    if self.turn(text, commands).await {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn cancel(&self) {
+        self.conn.shared.set_cancelling();
+        let params = json!({ "sessionId": self.session_id });
+        self.conn.notify("session/cancel", &params).await;
+    }
+
+    /// One `session/prompt`; returns whether the session was closed meanwhile.
+    async fn turn(
+        &mut self,
+        text: String,
+        commands: &mut mpsc::UnboundedReceiver<Command>,
+    ) -> bool {
+        let _ = self.conn.shared.take_text();
+        self.conn.shared.clear_cancelling();
+        let params = json!({
+            "sessionId": self.session_id,
+            "prompt": [{ "type": "text", "text": text }],
+        });
+        let mut rx = self.conn.request("session/prompt", &params).await;
+        let mut deadline: Option<Instant> = None;
+        let mut closing = false;
+        let outcome = loop {
+            let step = tokio::select! {
+                biased;
+                reply = &mut rx => Step::Reply(reply.unwrap_or_else(|_| Err(dropped()))),
+                status = self.process.wait(), if self.exit.is_none() => Step::Exit(status),
+                command = commands.recv() => Step::Command(command),
+                () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => Step::Deadline,
+            };
+            match step {
+                Step::Reply(reply) => break self.settle(reply, &mut rx, DURING_TURN).await,
+                Step::Exit(status) => break self.after_exit(status, &mut rx, DURING_TURN).await,
+                Step::Command(Some(Command::Cancel)) => {
+                    self.cancel().await;
+                    deadline.get_or_insert(Instant::now() + self.limits.cancel_grace);
+                }
+                // A second prompt while one runs is a caller bug; the turn goes on.
+                Step::Command(Some(Command::Prompt(_))) => {}
+                Step::Command(None | Some(Command::Close)) => {
+                    closing = true;
+                    break Err(AcpError::new(
+                        ErrorKind::Cancelled,
+                        "ACP session was closed during a turn",
+                    ));
+                }
+                Step::Deadline => {
+                    break Err(AcpError::new(
+                        ErrorKind::Cancelled,
+                        format!(
+                            "ACP Agent did not end its turn within {} ms of session/cancel",
+                            self.limits.cancel_grace.as_millis()
+                        ),
+                    ))
+                }
+            }
+        };
+        let event = match outcome.and_then(|raw| self.completed(&raw)) {
+            Ok(event) => event,
+            Err(error) => Event::Failed(error),
+        };
+        self.emit(event).await;
+        closing
+    }
+
+    fn completed(&self, raw: &RawValue) -> Result<Event, AcpError> {
+        let reply: Value = serde_json::from_str(raw.get())
+            .map_err(|_| AcpError::invalid_reply("session/prompt"))?;
+        let Some(stop_reason) = reply.get("stopReason").and_then(Value::as_str) else {
+            return Err(AcpError::invalid_reply("session/prompt"));
+        };
+        let usage = reply
+            .get("usage")
+            .filter(|usage| !usage.is_null())
+            .map(Value::to_string);
+        Ok(Event::Completed {
+            stop_reason: stop_reason.to_owned(),
+            usage,
+            text: self.conn.shared.take_text()?,
+        })
+    }
+
+    /// A reply arrived. When it is "the agent closed its output", the process is probably
+    /// exiting: report its exit (with the stderr tail) instead, if it comes soon.
+    async fn settle(
+        &mut self,
+        reply: Reply,
+        rx: &mut oneshot::Receiver<Reply>,
+        phase: &str,
+    ) -> Reply {
+        match reply {
+            Err(error) if error.message == OUTPUT_CLOSED && self.exit.is_none() => {
+                match timeout(self.limits.exit_drain, self.process.wait()).await {
+                    Ok(status) => self.after_exit(status, rx, phase).await,
+                    Err(_) => Err(error),
+                }
+            }
+            Err(error) if error.message == OUTPUT_CLOSED => {
+                let status = self
+                    .exit
+                    .clone()
+                    .unwrap_or(Err(ProcessError::SupervisorStopped));
+                self.after_exit(status, rx, phase).await
+            }
+            reply => reply,
+        }
+    }
+
+    /// The process exited while `rx` was pending: read what it wrote before exiting, then
+    /// either use the reply that was already on its way or report the exit.
+    async fn after_exit(
+        &mut self,
+        status: Result<ExitStatus, ProcessError>,
+        rx: &mut oneshot::Receiver<Reply>,
+        phase: &str,
+    ) -> Reply {
+        if self.exit.is_none() {
+            self.exit = Some(status.clone());
+            let fact = match &status {
+                Ok(ExitStatus::Exited(code)) => self.fact("exited", Some(*code)),
+                Ok(ExitStatus::Signaled(_)) => self.fact("exited", None),
+                Err(_) => self.fact("wait_failed", None),
+            };
+            self.emit(fact).await;
+        }
+        let drain = self.limits.exit_drain;
+        let _ = timeout(drain, self.conn.reader_done.cancelled()).await;
+        let _ = timeout(drain, self.conn.stderr_done.cancelled()).await;
+        if let Ok(Ok(reply)) = rx.try_recv() {
+            return Ok(reply);
+        }
+        let tail = self.conn.shared.stderr_tail();
+        Err(match status {
+            Ok(status) => AcpError::exited(status, phase, &tail),
+            Err(error) => {
+                AcpError::protocol(format!("ACP Agent process could not be observed: {error}"))
+            }
+        })
+    }
+
+    /// Ordered cleanup: close the connection, kill the tree, observe its exit.
+    async fn close(mut self) -> Vec<String> {
+        let mut errors = Vec::new();
+        self.conn.close();
+        self.emit(self.fact("kill_requested", None)).await;
+        self.process.kill().await;
+        self.emit(self.fact("kill_completed", None)).await;
+        if self.exit.is_none() {
+            match self.process.wait().await {
+                Ok(ExitStatus::Exited(code)) => self.emit(self.fact("exited", Some(code))).await,
+                // Killed by our own request: termination, not an exit code.
+                Ok(ExitStatus::Signaled(_)) => {}
+                Err(error) => errors.push(format!("ACP Agent process wait failed: {error}")),
+            }
+        }
+        let drain = self.limits.exit_drain;
+        let _ = timeout(drain, self.conn.reader_done.cancelled()).await;
+        let _ = timeout(drain, self.conn.stderr_done.cancelled()).await;
+        self.conn.abandon();
+        errors
+    }
+}
+
+fn dropped() -> AcpError {
+    AcpError::protocol("ACP connection stopped before the reply arrived")
+}
+
+/// BA-0: an HTTP or SSE server needs the agent's `mcpCapabilities` to say so.
+fn check_mcp_capabilities(init: &Value, servers: &[Value]) -> Result<(), AcpError> {
+    let capabilities = init.pointer("/agentCapabilities/mcpCapabilities");
+    for server in servers {
+        let (flag, label) = match server.get("type").and_then(Value::as_str) {
+            Some("http") => ("http", "HTTP"),
+            Some("sse") => ("sse", "SSE"),
+            _ => continue,
+        };
+        let advertised = capabilities
+            .and_then(|c| c.get(flag))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !advertised {
+            let name = server
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return Err(AcpError::new(
+                ErrorKind::Capability,
+                format!("ACP Agent does not advertise {label} MCP support required by server \"{name}\""),
+            ));
+        }
+    }
+    Ok(())
+}

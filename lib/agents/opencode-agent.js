@@ -1,0 +1,91 @@
+// opencodeAgent (INVENTORY BA-4): `opencode acp --pure --cwd <cwd>` with a private database
+// and XDG directories, an AML-owned primary agent whose tools and permissions follow the
+// request's permissions, and system text as a first-turn `<SYSTEM>` prelude.
+
+import { join } from "node:path"
+
+import { createAcpAgentProvider } from "../acp-agent-provider.js"
+import { envRecord, optionalString, readOptions, stringArgs, systemPrelude } from "./agent-options.js"
+
+const INSTALL = "Install it with `npm install --global opencode-ai`, or set the OpenCode command option"
+
+/** A JSON snapshot of `value`, or the documented TypeError. */
+function jsonSnapshot(value, seen = new Set()) {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new TypeError("OpenCode config must contain only finite JSON numbers")
+    return value
+  }
+  if (typeof value !== "object") throw new TypeError("OpenCode config must contain only JSON values")
+  if (seen.has(value)) throw new TypeError("OpenCode config must not contain cycles")
+  seen.add(value)
+  let out
+  if (Array.isArray(value)) out = value.map((item) => jsonSnapshot(item, seen))
+  else {
+    const prototype = Object.getPrototypeOf(value)
+    if (prototype !== Object.prototype && prototype !== null) {
+      throw new TypeError("OpenCode config must contain only JSON values")
+    }
+    out = {}
+    for (const [key, item] of Object.entries(value)) out[key] = jsonSnapshot(item, seen)
+  }
+  seen.delete(value)
+  return out
+}
+
+function agentProfile(permissions) {
+  const allowed = {
+    bash: permissions.shell,
+    edit: permissions.filesystem !== "read-only",
+    webfetch: permissions.network,
+    websearch: permissions.network,
+    write: permissions.filesystem !== "read-only",
+  }
+  const permission = {}
+  for (const [tool, on] of Object.entries(allowed)) permission[tool] = on ? "allow" : "deny"
+  return { mode: "primary", permission, tools: allowed }
+}
+
+/** The OpenCode ACP Agent provider (`name: "opencode"`). */
+export function opencodeAgent(options) {
+  const o = readOptions(options, "OpenCode")
+  const command = optionalString(o.command, "OpenCode command") ?? "opencode"
+  const directory = optionalString(o.directory, "OpenCode directory")
+  const model = optionalString(o.model, "OpenCode model")
+  const args = stringArgs(o.args, "OpenCode")
+  const env = envRecord(o.env, "OpenCode")
+  if (o.config !== undefined && (typeof o.config !== "object" || o.config === null || Array.isArray(o.config))) {
+    throw new TypeError("OpenCode config must be an object")
+  }
+  const config = jsonSnapshot(o.config ?? {})
+  const profile = {
+    createLaunch({ cwd, request, stateDirectory }) {
+      const agents = typeof config.agent === "object" && config.agent !== null ? config.agent : {}
+      const effective = {
+        ...config,
+        agent: { ...agents, aml: agentProfile(request.permissions) },
+        default_agent: "aml",
+      }
+      const chosen = request.model ?? model
+      if (chosen !== undefined) effective.model = chosen
+      return {
+        args: ["acp", "--pure", "--cwd", cwd, ...args],
+        command,
+        env: {
+          ...env,
+          OPENCODE_CONFIG_CONTENT: JSON.stringify(effective),
+          OPENCODE_DB: join(stateDirectory, "opencode.db"),
+          XDG_CACHE_HOME: join(stateDirectory, "cache"),
+          XDG_CONFIG_HOME: join(stateDirectory, "config"),
+          XDG_DATA_HOME: join(stateDirectory, "data"),
+          XDG_STATE_HOME: join(stateDirectory, "state"),
+        },
+        initialPromptPrefix: systemPrelude(request.system),
+        permissionPolicy: "allow_always",
+      }
+    },
+    name: "opencode",
+    workingDirectory: directory,
+  }
+  return createAcpAgentProvider(profile, INSTALL)
+}

@@ -1,0 +1,89 @@
+//! Binding for the ACP MCP bridge (`aml_acp::start_bridge`): serves the Tools a provider run
+//! lent (`lib/native-tool-dispatch.js`) through this environment's weak Tool dispatcher.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use aml_acp::Bridge;
+use aml_ports::{ToolInvoker, ToolSpec};
+use napi::bindgen_prelude::Object;
+use napi::{Env, Error, Result, Status};
+use napi_derive::napi;
+
+use crate::guard::guard;
+use crate::process_runtime::spawn_promise;
+use crate::tool_dispatch;
+
+#[derive(Default)]
+struct Bridges {
+    live: HashMap<u32, Bridge>,
+    next: u32,
+}
+
+static BRIDGES: Mutex<Option<Bridges>> = Mutex::new(None);
+
+fn bridges<R>(f: impl FnOnce(&mut Bridges) -> R) -> R {
+    let mut bridges = BRIDGES.lock().unwrap_or_else(|p| p.into_inner());
+    f(bridges.get_or_insert_with(Bridges::default))
+}
+
+/// A started bridge: its handle, MCP server name and the ACP descriptor (JSON).
+#[napi(object)]
+pub struct BridgeInfo {
+    pub handle: u32,
+    pub name: String,
+    pub descriptor: String,
+}
+
+/// Starts a bridge for `tools` (`[{ ref, name, description, inputSchema }]` JSON).
+#[napi(ts_return_type = "Promise<BridgeInfo>")]
+pub fn acp_bridge_start(env: &Env, tools: String) -> Result<Object<'_>> {
+    let (invoker, tools) = guard(|| {
+        let tools: Vec<ToolSpec> = serde_json::from_str(&tools)
+            .map_err(|error| Error::new(Status::InvalidArg, error.to_string()))?;
+        let invoker: Arc<dyn ToolInvoker> = tool_dispatch::current()?;
+        Ok((invoker, tools))
+    })?;
+    let start = async move {
+        let bridge = aml_acp::start_bridge(tools, invoker)
+            .await
+            .map_err(|error| {
+                Error::from_reason(format!("ACP MCP bridge could not start: {error}"))
+            })?;
+        let name = bridge.name.clone();
+        let descriptor = bridge.descriptor().to_string();
+        let handle = bridges(|b| {
+            loop {
+                b.next = b.next.wrapping_add(1);
+                if b.next != 0 && !b.live.contains_key(&b.next) {
+                    break;
+                }
+            }
+            b.live.insert(b.next, bridge);
+            b.next
+        });
+        Ok(BridgeInfo {
+            handle,
+            name,
+            descriptor,
+        })
+    };
+    spawn_promise(env, start, |_, info| Ok(info))
+}
+
+/// Stops serving and cancels the bridge's running Tool calls. Idempotent.
+#[napi]
+pub fn acp_bridge_stop(handle: u32) -> Result<()> {
+    guard(|| {
+        if let Some(bridge) = bridges(|b| b.live.remove(&handle)) {
+            bridge.stop();
+        }
+        Ok(())
+    })
+}
+
+/// Bridges not yet stopped (leak checks in tests).
+#[napi]
+pub fn live_acp_bridges() -> u32 {
+    bridges(|b| b.live.len() as u32)
+}
