@@ -232,7 +232,15 @@ impl StorageLease for FilesystemLease {
                     version,
                 }))
             }
-            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+            // A path through a file is as absent as a missing one.
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(None)
+            }
             Err(error) => Err(WorkspaceError::io(&error, "open", &at)),
         })
         .await
