@@ -1,5 +1,5 @@
 //! Shared helpers for the integration tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::new_without_default)]
 
 use std::fs;
 use std::io::Write;
