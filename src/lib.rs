@@ -19,3 +19,6 @@ pub mod scope;
 pub mod skill;
 pub mod spans;
 pub mod tool_dispatch;
+// Workspace persistence (crates/aml-workspace): sessions, stores, JS storage adapters.
+pub mod workspace;
+pub mod workspace_js_storage;

@@ -18,6 +18,7 @@ pub enum ErrorClass {
     AggregateError,
     /// `WorkspaceConflictError(workspaceId)`: another writer holds the identity.
     Conflict {
+        #[serde(rename = "workspaceId")]
         workspace_id: String,
     },
     /// A value a JS adapter threw, kept by the facade under this reference.
@@ -147,5 +148,24 @@ fn errno_name(errno: i32) -> &'static str {
         libc::EMFILE => "EMFILE",
         libc::EINVAL => "EINVAL",
         _ => "EIO",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_carries_class_and_members() {
+        assert_eq!(
+            WorkspaceError::conflict("a").to_json(),
+            r#"{"kind":"conflict","workspaceId":"a","message":"Workspace \"a\" already has an active writer"}"#
+        );
+        let nested = WorkspaceError::aggregate("both", vec![WorkspaceError::range("r")])
+            .with_cause(WorkspaceError::host(3));
+        assert_eq!(
+            nested.to_json(),
+            r#"{"kind":"aggregateError","message":"both","cause":{"kind":"host","reference":3,"message":""},"errors":[{"kind":"rangeError","message":"r"}]}"#
+        );
     }
 }

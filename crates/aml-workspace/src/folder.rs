@@ -6,6 +6,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use futures_util::future::BoxFuture;
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 use serde::Serialize;
 use serde_json::Value;
@@ -56,28 +57,36 @@ pub async fn upload(
     id: &str,
     entries: &[SnapshotEntry],
 ) -> Result<()> {
-    stream::iter(entries.iter().filter(|e| e.kind == EntryKind::File))
-        .map(|entry| async move {
-            let local = root.join(&entry.path);
-            let body = if entry.size <= IN_MEMORY_BYTES {
-                let at = local.clone();
-                WriteBody::Bytes(
-                    blocking(move || {
-                        fs::read(&at).map_err(|e| WorkspaceError::io(&e, "open", &at))
-                    })
-                    .await?,
-                )
-            } else {
-                WriteBody::File(local)
-            };
-            let mut options = WriteOptions::new(WriteCondition::Absent);
-            options.content_type = Some("application/octet-stream".into());
-            options.content_length = Some(entry.size);
-            lease
-                .write(&file_path(id, &entry.path), body, options)
-                .await
-                .map(|_| ())
+    let uploads: Vec<BoxFuture<'_, Result<()>>> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::File)
+        .map(|entry| -> BoxFuture<'_, Result<()>> {
+            Box::pin(async move {
+                let local = root.join(&entry.path);
+                let body = if entry.size <= IN_MEMORY_BYTES {
+                    let at = local.clone();
+                    WriteBody::Bytes(
+                        blocking(move || {
+                            fs::read(&at).map_err(|e| WorkspaceError::io(&e, "open", &at))
+                        })
+                        .await?,
+                    )
+                } else {
+                    WriteBody::File(local)
+                };
+                let mut options = WriteOptions::new(WriteCondition::Absent);
+                options.content_type = Some("application/octet-stream".into());
+                options.content_length = Some(entry.size);
+                lease
+                    .write(&file_path(id, &entry.path), body, options)
+                    .await
+                    .map(|_| ())
+            })
         })
+        .collect();
+    // Boxed and collected first: a borrowing closure inside `buffer_unordered` makes the
+    // future's `Send` higher-ranked, which the binding's `spawn` cannot prove.
+    stream::iter(uploads)
         .buffer_unordered(CONCURRENCY)
         .try_collect::<Vec<()>>()
         .await?;
@@ -251,29 +260,35 @@ pub async fn restore(
         Ok(())
     })
     .await?;
-    stream::iter(planned.iter().filter(|p| p.kind == EntryKind::File))
-        .map(|entry| async move {
-            let object = lease
-                .read(&file_path(id, &entry.path), entry.size)
-                .await?
-                .ok_or_else(|| {
-                    WorkspaceError::error(format!(
-                        "Workspace folder revision is missing \"{}\"",
-                        entry.path
-                    ))
-                })?;
-            let bytes = match object.body.collect(entry.size).await? {
-                Limited::Within(bytes) if bytes.len() as u64 == entry.size => bytes,
-                _ => {
-                    return Err(WorkspaceError::error(format!(
-                        "Workspace folder entry \"{}\" has an unexpected size",
-                        entry.path
-                    )))
-                }
-            };
-            let (dest, path, mode) = (dest.to_path_buf(), entry.path.clone(), entry.mode);
-            blocking(move || write_entry(&dest, &path, &bytes, mode)).await
+    let downloads: Vec<BoxFuture<'_, Result<()>>> = planned
+        .iter()
+        .filter(|p| p.kind == EntryKind::File)
+        .map(|entry| -> BoxFuture<'_, Result<()>> {
+            Box::pin(async move {
+                let object = lease
+                    .read(&file_path(id, &entry.path), entry.size)
+                    .await?
+                    .ok_or_else(|| {
+                        WorkspaceError::error(format!(
+                            "Workspace folder revision is missing \"{}\"",
+                            entry.path
+                        ))
+                    })?;
+                let bytes = match object.body.collect(entry.size).await? {
+                    Limited::Within(bytes) if bytes.len() as u64 == entry.size => bytes,
+                    _ => {
+                        return Err(WorkspaceError::error(format!(
+                            "Workspace folder entry \"{}\" has an unexpected size",
+                            entry.path
+                        )))
+                    }
+                };
+                let (dest, path, mode) = (dest.to_path_buf(), entry.path.clone(), entry.mode);
+                blocking(move || write_entry(&dest, &path, &bytes, mode)).await
+            })
         })
+        .collect();
+    stream::iter(downloads)
         .buffer_unordered(CONCURRENCY)
         .try_collect::<Vec<()>>()
         .await?;
