@@ -93,6 +93,20 @@ fn set_mtime(path: &Path, time: SystemTime) -> io::Result<SystemTime> {
     dir.metadata()?.modified()
 }
 
+/// Whether the pid recorded in a short lock names a process that no longer exists.
+fn owner_died(lock: &Path) -> bool {
+    let Ok(text) = fs::read_to_string(lock.join("owner")) else {
+        return false;
+    };
+    let Ok(pid) = text.trim().parse::<i32>() else {
+        return false;
+    };
+    // SAFETY: kill(2) with signal 0 only checks that the process exists.
+    pid > 0
+        && unsafe { libc::kill(pid, 0) } != 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
 fn is_stale(path: &Path, policy: &LockPolicy) -> io::Result<bool> {
     let mtime = fs::symlink_metadata(path)?.modified()?;
     Ok(mtime + policy.stale < policy.clock.now())
@@ -150,8 +164,10 @@ impl DirLock {
         })
     }
 
-    /// Like [`DirLock::acquire`], but waits (up to `patience`) for a live holder: the short
-    /// lock around a compare-and-swap, held for milliseconds.
+    /// The short lock around a compare-and-swap, held for milliseconds: waits (up to
+    /// `patience`) for a live holder, records its pid in `<lock>/owner`, and takes over at once
+    /// from a holder that died (a same-host store), else after `policy.stale`. Not part of
+    /// the proper-lockfile protocol (only this package takes these locks).
     pub async fn acquire_patiently(
         target: &Path,
         policy: &LockPolicy,
@@ -161,6 +177,13 @@ impl DirLock {
         let mut pause = Duration::from_millis(1);
         loop {
             match DirLock::acquire(target, policy) {
+                Ok(lock) => {
+                    let _ = fs::write(lock.path.join("owner"), std::process::id().to_string());
+                    return Ok(lock);
+                }
+                Err(LockFailure::Held) if owner_died(&lock_path(target)) => {
+                    let _ = fs::remove_dir_all(lock_path(target));
+                }
                 Err(LockFailure::Held) if started.elapsed() < patience => {
                     tokio::time::sleep(pause).await;
                     pause = (pause * 2).min(Duration::from_millis(50));
