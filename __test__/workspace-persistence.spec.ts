@@ -242,6 +242,14 @@ describe("JS storage adapters", () => {
     expect(await readdir(tmp)).toEqual([])
   })
 
+  test("an adapter lease without the storage methods is refused", async () => {
+    for (const lease of [null, { read() {} }]) {
+      const storage = { name: "odd", acquire: async () => lease }
+      const error = await rejection(createPersistentWorkspaceProvider({ storage, temporaryDirectory: tmp }).acquire(request("q")))
+      expectExact(error, TypeError, 'Workspace storage "odd" returned an invalid lease')
+    }
+  })
+
   test("publication failure deletes the orphan; a failed cleanup aggregates", async () => {
     const storage = new InMemoryWorkspaceStorageAdapter()
     const provider = createPersistentWorkspaceProvider({ storage, temporaryDirectory: tmp })

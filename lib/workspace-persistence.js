@@ -28,6 +28,17 @@ function isAdapter(storage) {
   }
 }
 
+const LEASE_METHODS = ["read", "write", "list", "delete", "release"]
+
+function isStorageLease(lease) {
+  if (typeof lease !== "object" || lease === null) return false
+  try {
+    return LEASE_METHODS.every((method) => typeof lease[method] === "function")
+  } catch {
+    return false
+  }
+}
+
 function checkOptions(options) {
   if (typeof options !== "object" || options === null) {
     throw new TypeError("Workspace persistence options must be an object")
@@ -110,7 +121,7 @@ export class WorkspacePersistence {
       storageHandle = Object.freeze({ directory: outcome.version, kind: "filesystem-workspace" })
     } else {
       const lease = await storage.acquire({ evaluationId, id, lock, signal })
-      if (typeof lease !== "object" || lease === null) {
+      if (!isStorageLease(lease)) {
         throw new TypeError(`Workspace storage "${storage.name}" returned an invalid lease`)
       }
       storageHandle = lease.handle
