@@ -1285,6 +1285,213 @@ export declare function defineWorkspaceProvider<const Provider extends Workspace
 ): Readonly<Provider>
 
 // ---------------------------------------------------------------------------------------
+// Workspace persistence and stores (docs/WORKSPACE-PERSISTENCE.md)
+// ---------------------------------------------------------------------------------------
+
+/** How a revision is stored: one AML-owned `tar.gz`, or one object per file plus a manifest. */
+export type WorkspacePersistenceFormat = "archive" | "folder"
+
+/** One retained revision in `workspace.json`. */
+export interface WorkspaceRevision {
+  /** `Date.prototype.toISOString()` of the save; round-trips exactly. */
+  readonly createdAt: string
+  readonly format: WorkspacePersistenceFormat
+  readonly id: string
+  /** `revisions/<id>.tar.gz` (archive) or `revisions/<id>/` (folder). */
+  readonly path: string
+}
+
+/** `workspace.json`: the authoritative current revision and retained history (newest first). */
+export interface WorkspaceIndex {
+  readonly version: 1
+  readonly current: string
+  readonly revisions: readonly WorkspaceRevision[]
+}
+
+/** An opaque object version (SHA-256 hex for the filesystem store, an ETag for S3). */
+export interface WorkspaceStorageVersion {
+  readonly value: string
+}
+
+/** A stored object: a streaming body and its version. */
+export interface WorkspaceStorageObject {
+  readonly body: AsyncIterable<Uint8Array>
+  readonly version: WorkspaceStorageVersion
+}
+
+/** What a storage write accepts. */
+export type WorkspaceStorageBody = AsyncIterable<Uint8Array> | Uint8Array | string
+
+/** One listed object. */
+export interface WorkspaceStorageEntry {
+  readonly path: string
+}
+
+/** Create only (`absent`) or replace exactly `version`. */
+export type WorkspaceStorageWriteCondition =
+  | { readonly kind: "absent" }
+  | { readonly kind: "version"; readonly version: WorkspaceStorageVersion }
+
+export interface WorkspaceStorageWriteOptions {
+  readonly condition?: WorkspaceStorageWriteCondition
+  readonly contentLength?: number
+  readonly contentType?: string
+}
+
+/** What `WorkspaceStorageAdapter.acquire` receives. */
+export interface WorkspaceStorageAcquireRequest {
+  readonly evaluationId: string
+  readonly id: string
+  readonly lock: boolean
+  readonly signal: AbortSignal
+}
+
+/**
+ * Scoped access to one Workspace identity's objects. Paths are normalized relative `/` paths
+ * (`workspace.json`, `revisions/…`). A failed write condition must reject.
+ */
+export interface WorkspaceStorageLease<Handle = unknown> {
+  readonly handle: Handle
+  read(path: string): Promise<WorkspaceStorageObject | undefined>
+  write(path: string, body: WorkspaceStorageBody, options?: WorkspaceStorageWriteOptions): Promise<WorkspaceStorageVersion>
+  list(prefix: string): Promise<readonly WorkspaceStorageEntry[]>
+  delete(paths: readonly string[]): Promise<void>
+  release(): Promise<void>
+}
+
+/**
+ * Transport for revision-backed Workspaces. With `lock`, a second acquisition of an active
+ * identity must reject with {@link WorkspaceConflictError}.
+ */
+export interface WorkspaceStorageAdapter<Handle = unknown> {
+  readonly name: string
+  acquire(request: WorkspaceStorageAcquireRequest): Promise<WorkspaceStorageLease<Handle>>
+}
+
+/** Options of {@link WorkspacePersistence} and {@link createPersistentWorkspaceProvider}. */
+export interface WorkspacePersistenceOptions<StorageHandle = unknown> {
+  storage: WorkspaceStorageAdapter<StorageHandle>
+  /** Format of new revisions (restores use each revision's own). Default `"archive"`. */
+  format?: WorkspacePersistenceFormat | undefined
+  /** Largest archive saved or restored. Default 256 MiB. */
+  maxArchiveBytes?: number | undefined
+  /** Most entries (files and directories) saved or restored. Default 100 000. */
+  maxEntries?: number | undefined
+  /** Most uncompressed bytes saved or restored. Default 1 GiB. */
+  maxExtractedBytes?: number | undefined
+  /** Parent of each `aml-workspace-*` materialization. Default `os.tmpdir()`. */
+  temporaryDirectory?: string | undefined
+}
+
+/** The lease handle of a persistent Workspace. */
+export interface PersistentWorkspaceHandle<StorageHandle = unknown> {
+  readonly format: WorkspacePersistenceFormat
+  readonly kind: "persistent-workspace"
+  /** The restored revision, when one was. */
+  readonly revisionId?: string
+  readonly storage: StorageHandle
+}
+
+/**
+ * The revision lifecycle over a storage adapter: acquire materializes the selected revision
+ * into a fresh temporary directory; `save()` publishes a new immutable revision
+ * conditionally; `release()` removes the materialization and releases storage.
+ */
+export declare class WorkspacePersistence<StorageHandle = unknown> {
+  constructor(options: WorkspacePersistenceOptions<StorageHandle>)
+  /** The storage adapter's name. */
+  readonly name: string
+  acquire(request: WorkspaceAcquireRequest): Promise<WorkspaceLease<PersistentWorkspaceHandle<StorageHandle>>>
+}
+
+/**
+ * A frozen revision-backed {@link WorkspaceProvider} named after `options.storage`.
+ *
+ * @example
+ * ```ts
+ * const provider = createPersistentWorkspaceProvider({ storage: myObjectStore, format: "folder" })
+ * ```
+ */
+export declare function createPersistentWorkspaceProvider<StorageHandle = unknown>(
+  options: WorkspacePersistenceOptions<StorageHandle>,
+): Readonly<WorkspaceProvider<PersistentWorkspaceHandle<StorageHandle>>>
+
+/**
+ * The one storage path segment of a Workspace id: `encodeURIComponent` plus `!'()*` in
+ * upper-case hex, with `.` and `..` encoded. Throws a TypeError for a non-normalized id.
+ */
+export declare function workspaceStorageSegment(id: string): string
+
+/** Options of {@link localWorkspace}. */
+export interface LocalWorkspaceOptions {
+  /** An existing directory; resolved when the factory runs. */
+  directory: string
+}
+
+/** The lease handle of {@link localWorkspace}. */
+export interface LocalWorkspaceHandle {
+  /** The physical (symlink-resolved) directory. */
+  readonly directory: string
+  readonly kind: "local-workspace"
+}
+
+/**
+ * The configured existing directory is the Workspace (no revisions). Locked with the
+ * `proper-lockfile` protocol on `<dir>.lock` (refresh 5 min, stale 20 min), so it excludes a
+ * TypeScript AML process too. `save()` only checks the lock is healthy.
+ */
+export declare function localWorkspace(options: LocalWorkspaceOptions): Readonly<WorkspaceProvider<LocalWorkspaceHandle>>
+
+/** Options of {@link FilesystemWorkspaceStorage}. */
+export interface FilesystemWorkspaceStorageOptions {
+  /** The store directory; resolved at construction. */
+  directory: string
+}
+
+/** The storage handle of the filesystem store. */
+export interface FilesystemWorkspaceStorageHandle {
+  /** `<directory>/<workspaceStorageSegment(id)>`. */
+  readonly directory: string
+  readonly kind: "filesystem-workspace"
+}
+
+/**
+ * The filesystem store as a {@link WorkspaceStorageAdapter} (`name` `"filesystem"`): objects at
+ * `<directory>/<segment(id)>/<path>`, written atomically, versioned by SHA-256. Persistence
+ * over an instance of this class runs entirely in Rust.
+ */
+export declare class FilesystemWorkspaceStorage implements WorkspaceStorageAdapter<FilesystemWorkspaceStorageHandle> {
+  constructor(options: FilesystemWorkspaceStorageOptions)
+  readonly name: "filesystem"
+  acquire(request: WorkspaceStorageAcquireRequest): Promise<WorkspaceStorageLease<FilesystemWorkspaceStorageHandle>>
+}
+
+/** Options of {@link filesystemWorkspace}. */
+export interface FilesystemWorkspaceOptions {
+  /** Durable store directory (not the materialization); resolved at construction. */
+  directory: string
+  format?: WorkspacePersistenceFormat | undefined
+  maxArchiveBytes?: number | undefined
+  maxEntries?: number | undefined
+  maxExtractedBytes?: number | undefined
+  temporaryDirectory?: string | undefined
+}
+
+/** The lease handle of {@link filesystemWorkspace}. */
+export type FilesystemWorkspaceHandle = PersistentWorkspaceHandle<FilesystemWorkspaceStorageHandle>
+
+/**
+ * Revision-backed Workspaces on the local filesystem: each acquisition materializes into a
+ * temporary directory; saves publish immutable archive or folder revisions.
+ *
+ * @example
+ * ```tsx
+ * const workspace = filesystemWorkspace({ directory: ".aml/workspaces", format: "folder" })
+ * ```
+ */
+export declare function filesystemWorkspace(options: FilesystemWorkspaceOptions): Readonly<WorkspaceProvider<FilesystemWorkspaceHandle>>
+
+// ---------------------------------------------------------------------------------------
 // Primitive props
 // ---------------------------------------------------------------------------------------
 

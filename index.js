@@ -31,6 +31,12 @@ export {
   Tool,
   Workspace,
 } from "./lib/primitives.js"
+// Workspace persistence and stores (crates/aml-workspace; docs/WORKSPACE-PERSISTENCE.md).
+export { FilesystemWorkspaceStorage } from "./lib/filesystem-workspace-storage.js"
+export { filesystemWorkspace } from "./lib/filesystem-workspace.js"
+export { localWorkspace } from "./lib/local-workspace.js"
+export { createPersistentWorkspaceProvider, WorkspacePersistence } from "./lib/workspace-persistence.js"
+export { workspaceStorageSegment } from "./lib/workspace-segment.js"
 export { ProcessSignalCancellation } from "./lib/process-signal-cancellation.js"
 export { AmlRuntime } from "./lib/runtime.js"
 export { AbstractSandboxProvider, SandboxCommand, defineSandboxProvider } from "./lib/sandbox-provider.js"

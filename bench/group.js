@@ -7,6 +7,7 @@ const groups = {
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
   scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),
   tools: async () => (await import("./tools.js")).toolBenchmarks(),
+  workspaces: async () => (await import("./workspaces.js")).workspaceBenchmarks(),
 }
 
 const run = groups[process.argv[2]]

@@ -110,7 +110,7 @@ const {
   withdrawAgent,
 } = binding
 
-// Workspace, <File>, <Include> (src/workspace.rs, src/fs.rs): confined file operations.
+// Workspace, <File>, <Include> (src/workspace_scope.rs, src/fs.rs): confined file operations.
 export const { fsReadFile, fsWriteFile } = binding
 const { claimWorkspace, primitiveChannel } = binding
 
@@ -275,3 +275,26 @@ export class NativeEvaluation {
     return point(this.id, spanId, parent, name, attributes, sensitive)
   }
 }
+
+// Workspace persistence (src/workspace*.rs): sessions over crates/aml-workspace, the
+// filesystem store's operations, the local lock, and the JS storage adapter dispatcher.
+export const {
+  filesystemStorageAcquire,
+  filesystemStorageDelete,
+  filesystemStorageList,
+  filesystemStorageRead,
+  filesystemStorageRelease,
+  filesystemStorageWrite,
+  liveWorkspaceLocks,
+  liveWorkspaceSessions,
+  localWorkspaceAcquire,
+  localWorkspaceLockProblem,
+  localWorkspaceRelease,
+  workspaceFilesystemAcquire,
+  workspaceJsAcquire,
+  workspaceRelease,
+  workspaceSave,
+  workspaceStorageDispatcherInstall,
+  workspaceStorageDispatcherInstalled,
+  workspaceStorageSegment: nativeWorkspaceStorageSegment,
+} = binding

@@ -24,4 +24,7 @@ pub mod spans;
 pub mod tool_dispatch;
 // Workspace, <File> and <Include> (docs/WORKSPACE.md).
 pub mod fs;
+pub mod workspace_scope;
+// Workspace persistence (crates/aml-workspace): sessions, stores, JS storage adapters.
 pub mod workspace;
+pub mod workspace_js_storage;

@@ -16,6 +16,10 @@ import type {
   WorkspaceLease,
   WorkspaceProvider,
   WorkspaceSaveRequest,
+  WorkspaceConflictError,
+  WorkspaceStorageAcquireRequest,
+  WorkspaceStorageAdapter,
+  WorkspaceStorageLease,
 } from "../index.js"
 
 /**
@@ -282,3 +286,31 @@ export declare class DeterministicWorkspaceProvider<Handle = DeterministicWorksp
  *   `Workspace provider "<name>" failed conformance and cleanup`, `Workspace provider failed persistence and cleanup`.
  */
 export declare function workspaceProviderConformance(provider: WorkspaceProvider): Promise<void>
+/** One recorded {@link InMemoryWorkspaceStorageAdapter} lease operation. */
+export interface WorkspaceStorageOperation {
+  readonly kind: "delete" | "list" | "read" | "release" | "write"
+  /** The object path (or list prefix); absent for `release`. */
+  readonly path?: string
+  readonly workspaceId: string
+}
+
+/**
+ * A stateful in-memory {@link WorkspaceStorageAdapter} spy (`name`
+ * `"memory-workspace-storage"`): conditional writes (versions `memory-N`; a failed condition
+ * rejects with `Workspace storage condition failed for "<path>"`), one locked lease per
+ * identity ({@link WorkspaceConflictError}), and a record of every operation.
+ */
+export declare class InMemoryWorkspaceStorageAdapter
+  implements WorkspaceStorageAdapter<{ readonly kind: "memory-workspace-storage"; readonly workspaceId: string }>
+{
+  readonly name: "memory-workspace-storage"
+  /** Every lease operation so far, in order. */
+  readonly operations: readonly WorkspaceStorageOperation[]
+  /** The stored object paths of one Workspace, sorted. */
+  keys(workspaceId: string): string[]
+  /** One stored object decoded as UTF-8, or `undefined`. */
+  text(workspaceId: string, path: string): Promise<string | undefined>
+  acquire(
+    request: WorkspaceStorageAcquireRequest,
+  ): Promise<WorkspaceStorageLease<{ readonly kind: "memory-workspace-storage"; readonly workspaceId: string }>>
+}

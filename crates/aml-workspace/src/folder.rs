@@ -1,0 +1,314 @@
+//! The folder format: `revisions/<id>/files/<path>` objects plus `revisions/<id>/manifest.json`
+//! (`{entries:[{mode,path,size,type}],version:1}`), uploaded create-only, manifest last.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use futures_util::future::BoxFuture;
+use futures_util::stream::{self, StreamExt, TryStreamExt};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::confine::{create_file, dir_mode, ensure_dir, file_mode, Refused};
+use crate::error::{Result, WorkspaceError};
+use crate::paths::is_entry_path;
+use crate::persistence::blocking;
+use crate::select::{EntryKind, SnapshotEntry};
+use crate::storage::{Limited, StorageLease, WriteBody, WriteCondition, WriteOptions};
+
+/// Objects moved at once: enough to hide a remote store's latency, few enough for 2 cores.
+const CONCURRENCY: usize = 16;
+/// Files up to this size are uploaded from memory; larger ones stream from disk.
+const IN_MEMORY_BYTES: u64 = 1 << 20;
+
+#[derive(Serialize)]
+struct ManifestEntry<'a> {
+    mode: u32,
+    path: &'a str,
+    size: u64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Manifest<'a> {
+    entries: Vec<ManifestEntry<'a>>,
+    version: u32,
+}
+
+pub fn prefix(id: &str) -> String {
+    format!("revisions/{id}/")
+}
+
+fn manifest_path(id: &str) -> String {
+    format!("revisions/{id}/manifest.json")
+}
+
+fn file_path(id: &str, path: &str) -> String {
+    format!("revisions/{id}/files/{path}")
+}
+
+/// Uploads the snapshot `entries` of `root` as folder revision `id`.
+pub async fn upload(
+    lease: &dyn StorageLease,
+    root: &Path,
+    id: &str,
+    entries: &[SnapshotEntry],
+) -> Result<()> {
+    let uploads: Vec<BoxFuture<'_, Result<()>>> = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::File)
+        .map(|entry| -> BoxFuture<'_, Result<()>> {
+            Box::pin(async move {
+                let local = root.join(&entry.path);
+                let body = if entry.size <= IN_MEMORY_BYTES {
+                    let at = local.clone();
+                    WriteBody::Bytes(
+                        blocking(move || {
+                            fs::read(&at).map_err(|e| WorkspaceError::io(&e, "open", &at))
+                        })
+                        .await?,
+                    )
+                } else {
+                    WriteBody::File(local)
+                };
+                let mut options = WriteOptions::new(WriteCondition::Absent);
+                options.content_type = Some("application/octet-stream".into());
+                options.content_length = Some(entry.size);
+                lease
+                    .write(&file_path(id, &entry.path), body, options)
+                    .await
+                    .map(|_| ())
+            })
+        })
+        .collect();
+    // Boxed and collected first: a borrowing closure inside `buffer_unordered` makes the
+    // future's `Send` higher-ranked, which the binding's `spawn` cannot prove.
+    stream::iter(uploads)
+        .buffer_unordered(CONCURRENCY)
+        .try_collect::<Vec<()>>()
+        .await?;
+    let manifest = Manifest {
+        entries: entries
+            .iter()
+            .map(|entry| ManifestEntry {
+                mode: entry.mode,
+                path: &entry.path,
+                size: entry.size,
+                kind: entry.kind.as_str(),
+            })
+            .collect(),
+        version: 1,
+    };
+    let bytes = serde_json::to_vec(&manifest).expect("a manifest always serializes");
+    let mut options = WriteOptions::new(WriteCondition::Absent);
+    options.content_type = Some("application/json".into());
+    options.content_length = Some(bytes.len() as u64);
+    lease
+        .write(&manifest_path(id), WriteBody::Bytes(bytes), options)
+        .await?;
+    Ok(())
+}
+
+/// Deletes every object of folder revision `id`.
+pub async fn remove(lease: &dyn StorageLease, id: &str) -> Result<()> {
+    let objects = lease.list(&prefix(id)).await?;
+    if objects.is_empty() {
+        return Ok(());
+    }
+    lease.delete(&objects).await
+}
+
+/// Restore bounds for a folder revision.
+#[derive(Clone, Copy, Debug)]
+pub struct FolderLimits {
+    pub max_manifest_bytes: u64,
+    pub max_entries: u64,
+    pub max_extracted_bytes: u64,
+}
+
+struct Planned {
+    path: String,
+    kind: EntryKind,
+    mode: u32,
+    size: u64,
+}
+
+fn parse_manifest(bytes: &[u8], limits: FolderLimits) -> Result<Vec<Planned>> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|_| WorkspaceError::error("Workspace folder manifest is not valid JSON"))?;
+    let invalid = || WorkspaceError::error("Workspace folder manifest is invalid");
+    let object = value.as_object().ok_or_else(invalid)?;
+    if object.get("version").and_then(Value::as_u64) != Some(1) {
+        return Err(invalid());
+    }
+    let listed = object
+        .get("entries")
+        .and_then(Value::as_array)
+        .ok_or_else(invalid)?;
+    if listed.len() as u64 > limits.max_entries {
+        return Err(WorkspaceError::range(format!(
+            "Workspace folder manifest exceeded {} entries",
+            limits.max_entries
+        )));
+    }
+    let bad_entry = || WorkspaceError::error("Workspace folder manifest contains an invalid entry");
+    let mut planned = Vec::with_capacity(listed.len());
+    let mut total: u64 = 0;
+    for entry in listed {
+        let entry = entry.as_object().ok_or_else(bad_entry)?;
+        let mode = entry
+            .get("mode")
+            .and_then(Value::as_u64)
+            .filter(|m| *m <= 0o7777);
+        let size = entry
+            .get("size")
+            .and_then(Value::as_u64)
+            .filter(|s| *s < (1 << 53));
+        let kind = match entry.get("type").and_then(Value::as_str) {
+            Some("file") => Some(EntryKind::File),
+            Some("directory") => Some(EntryKind::Directory),
+            _ => None,
+        };
+        let path = entry.get("path").and_then(Value::as_str);
+        let (Some(mode), Some(size), Some(kind), Some(path)) = (mode, size, kind, path) else {
+            return Err(bad_entry());
+        };
+        if kind == EntryKind::Directory && size != 0 {
+            return Err(bad_entry());
+        }
+        if !is_entry_path(path) {
+            return Err(WorkspaceError::error(format!(
+                "Workspace snapshot contains unsafe path \"{path}\""
+            )));
+        }
+        total = total.saturating_add(size);
+        if total > limits.max_extracted_bytes {
+            return Err(WorkspaceError::range(format!(
+                "Workspace folder manifest exceeded {} extracted bytes",
+                limits.max_extracted_bytes
+            )));
+        }
+        planned.push(Planned {
+            path: path.into(),
+            kind,
+            mode: mode as u32,
+            size,
+        });
+    }
+    let mut paths: Vec<&str> = planned.iter().map(|p| p.path.as_str()).collect();
+    paths.sort_unstable();
+    if let Some(pair) = paths.windows(2).find(|pair| pair[0] == pair[1]) {
+        return Err(WorkspaceError::error(format!(
+            "Workspace folder manifest contains duplicate path \"{}\"",
+            pair[0]
+        )));
+    }
+    Ok(planned)
+}
+
+fn unsafe_path(path: &str) -> WorkspaceError {
+    WorkspaceError::error(format!(
+        "Workspace snapshot contains unsafe path \"{path}\""
+    ))
+}
+
+fn refusal(refused: Refused, path: &str) -> WorkspaceError {
+    match refused {
+        Refused::Unsafe => unsafe_path(path),
+        Refused::Io(error, at) => WorkspaceError::io(&error, "open", &at),
+    }
+}
+
+/// Restores folder revision `id` into the empty directory `dest`.
+pub async fn restore(
+    lease: &dyn StorageLease,
+    id: &str,
+    dest: &Path,
+    limits: FolderLimits,
+) -> Result<()> {
+    let object = lease
+        .read(&manifest_path(id), limits.max_manifest_bytes)
+        .await?
+        .ok_or_else(|| {
+            WorkspaceError::error("Workspace folder revision is missing its manifest")
+        })?;
+    let bytes = match object.body.collect(limits.max_manifest_bytes).await? {
+        Limited::Within(bytes) => bytes,
+        Limited::Exceeded => {
+            return Err(WorkspaceError::range(format!(
+                "Workspace folder manifest exceeded {} bytes",
+                limits.max_manifest_bytes
+            )))
+        }
+    };
+    let planned = parse_manifest(&bytes, limits)?;
+    // Directories first (and parents before children), so file writes find their parents.
+    let dest_dirs = dest.to_path_buf();
+    let dirs: Vec<(String, u32)> = planned
+        .iter()
+        .filter(|p| p.kind == EntryKind::Directory)
+        .map(|p| (p.path.clone(), p.mode))
+        .collect();
+    let made = dirs.clone();
+    blocking(move || {
+        for (path, _) in &made {
+            ensure_dir(&dest_dirs, path).map_err(|r| refusal(r, path))?;
+        }
+        Ok(())
+    })
+    .await?;
+    let downloads: Vec<BoxFuture<'_, Result<()>>> = planned
+        .iter()
+        .filter(|p| p.kind == EntryKind::File)
+        .map(|entry| -> BoxFuture<'_, Result<()>> {
+            Box::pin(async move {
+                let object = lease
+                    .read(&file_path(id, &entry.path), entry.size)
+                    .await?
+                    .ok_or_else(|| {
+                        WorkspaceError::error(format!(
+                            "Workspace folder revision is missing \"{}\"",
+                            entry.path
+                        ))
+                    })?;
+                let bytes = match object.body.collect(entry.size).await? {
+                    Limited::Within(bytes) if bytes.len() as u64 == entry.size => bytes,
+                    _ => {
+                        return Err(WorkspaceError::error(format!(
+                            "Workspace folder entry \"{}\" has an unexpected size",
+                            entry.path
+                        )))
+                    }
+                };
+                let (dest, path, mode) = (dest.to_path_buf(), entry.path.clone(), entry.mode);
+                blocking(move || write_entry(&dest, &path, &bytes, mode)).await
+            })
+        })
+        .collect();
+    stream::iter(downloads)
+        .buffer_unordered(CONCURRENCY)
+        .try_collect::<Vec<()>>()
+        .await?;
+    let dest = dest.to_path_buf();
+    blocking(move || {
+        for (path, mode) in dirs.iter().rev() {
+            let full = dest.join(path);
+            fs::set_permissions(&full, fs::Permissions::from_mode(dir_mode(*mode)))
+                .map_err(|e| WorkspaceError::io(&e, "chmod", &full))?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+fn write_entry(dest: &Path, rel: &str, bytes: &[u8], mode: u32) -> Result<()> {
+    let (mut file, path): (fs::File, PathBuf) =
+        create_file(dest, rel).map_err(|r| refusal(r, rel))?;
+    file.write_all(bytes)
+        .map_err(|e| WorkspaceError::io(&e, "write", &path))?;
+    fs::set_permissions(&path, fs::Permissions::from_mode(file_mode(mode)))
+        .map_err(|e| WorkspaceError::io(&e, "chmod", &path))
+}

@@ -1,0 +1,377 @@
+//! The filesystem store (BW-2): objects at `<directory>/<segment(id)>/<path>`, written to a
+//! temporary file and renamed into place, versions the SHA-256 hex of the content. A locked
+//! lease holds `<segment dir>.lock` (the renewable lock); every conditional replacement also
+//! takes the short lock `<object>.lock`, so unlocked writers still compare-and-swap safely.
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Result, WorkspaceError};
+use crate::lock::{DirLock, LockFailure, LockPolicy, ReleaseFailure};
+use crate::paths::{is_storage_path, is_storage_prefix, storage_segment};
+use crate::persistence::blocking;
+use crate::storage::{
+    AcquireRequest, ReadBody, StorageAdapter, StorageLease, StorageObject, Version, WriteBody,
+    WriteCondition, WriteOptions,
+};
+
+/// Temporary files start with this; listings skip them (a crashed writer may leave one).
+pub const TEMP_PREFIX: &str = ".aml-tmp-";
+/// The compare-and-swap lock is held for milliseconds; one older than this was abandoned.
+const SHORT_STALE: Duration = Duration::from_secs(10);
+const SHORT_PATIENCE: Duration = Duration::from_secs(30);
+
+pub struct FilesystemStorage {
+    directory: PathBuf,
+    policy: LockPolicy,
+}
+
+impl FilesystemStorage {
+    pub fn new(directory: PathBuf) -> Self {
+        Self::with_policy(directory, LockPolicy::workspace())
+    }
+
+    pub fn with_policy(directory: PathBuf, policy: LockPolicy) -> Self {
+        FilesystemStorage { directory, policy }
+    }
+
+    /// The identity's storage root.
+    pub fn root_of(&self, id: &str) -> PathBuf {
+        self.directory.join(storage_segment(id))
+    }
+
+    pub async fn open(&self, id: &str, lock: bool) -> Result<FilesystemLease> {
+        let root = self.root_of(id);
+        let (policy, at, workspace_id) = (self.policy.clone(), root.clone(), id.to_string());
+        let lock = blocking(move || {
+            fs::create_dir_all(&at).map_err(|error| {
+                lock_failed(&workspace_id).with_cause(WorkspaceError::io(&error, "mkdir", &at))
+            })?;
+            if !lock {
+                return Ok(None);
+            }
+            match DirLock::acquire(&at, &policy) {
+                Ok(lock) => Ok(Some(lock)),
+                Err(LockFailure::Held) => Err(WorkspaceError::conflict(&workspace_id)),
+                Err(failure) => Err(lock_failed(&workspace_id).with_cause(failure.into_error())),
+            }
+        })
+        .await?;
+        if let Some(lock) = &lock {
+            lock.start_refresh();
+        }
+        Ok(FilesystemLease {
+            id: id.into(),
+            root,
+            lock,
+            policy: self.policy.clone(),
+        })
+    }
+}
+
+fn lock_failed(id: &str) -> WorkspaceError {
+    WorkspaceError::error(format!(
+        "Filesystem Workspace \"{id}\" lock acquisition failed"
+    ))
+}
+
+fn compromised(id: &str) -> WorkspaceError {
+    WorkspaceError::error(format!(
+        "Filesystem Workspace \"{id}\" lock was compromised"
+    ))
+}
+
+fn invalid_path(path: &str) -> WorkspaceError {
+    WorkspaceError::error(format!(
+        "Filesystem Workspace storage path \"{path}\" is invalid"
+    ))
+}
+
+fn conditional_failed() -> WorkspaceError {
+    WorkspaceError::error("Filesystem Workspace conditional write failed")
+}
+
+#[async_trait]
+impl StorageAdapter for FilesystemStorage {
+    fn name(&self) -> &str {
+        "filesystem"
+    }
+    async fn acquire(&self, request: AcquireRequest) -> Result<Box<dyn StorageLease>> {
+        Ok(Box::new(self.open(&request.id, request.lock).await?))
+    }
+}
+
+/// One identity's objects.
+pub struct FilesystemLease {
+    id: String,
+    root: PathBuf,
+    lock: Option<DirLock>,
+    policy: LockPolicy,
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn digest_file(path: &Path) -> io::Result<Option<String>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(sha256_hex(&bytes))),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Writes `body` to a new temporary file beside `target`; returns it and the content digest.
+fn stage(target: &Path, body: WriteBody) -> Result<(PathBuf, String)> {
+    let parent = target.parent().expect("storage paths have a parent");
+    fs::create_dir_all(parent).map_err(|e| WorkspaceError::io(&e, "mkdir", parent))?;
+    let temp = parent.join(format!("{TEMP_PREFIX}{}", uuid::Uuid::new_v4().simple()));
+    let written = (|| -> io::Result<String> {
+        let mut out = fs::File::create(&temp)?;
+        let mut hasher = Sha256::new();
+        match body {
+            WriteBody::Bytes(bytes) => {
+                hasher.update(&bytes);
+                out.write_all(&bytes)?;
+            }
+            WriteBody::File(source) => {
+                let mut input = fs::File::open(source)?;
+                let mut buffer = vec![0; 1 << 16];
+                loop {
+                    let n = input.read(&mut buffer)?;
+                    if n == 0 {
+                        break;
+                    }
+                    hasher.update(&buffer[..n]);
+                    out.write_all(&buffer[..n])?;
+                }
+            }
+        }
+        Ok(hex(&hasher.finalize()))
+    })();
+    match written {
+        Ok(digest) => Ok((temp, digest)),
+        Err(error) => {
+            let _ = fs::remove_file(&temp);
+            Err(WorkspaceError::io(&error, "write", &temp))
+        }
+    }
+}
+
+impl FilesystemLease {
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn object(&self, path: &str) -> Result<PathBuf> {
+        if !is_storage_path(path) {
+            return Err(invalid_path(path));
+        }
+        Ok(self.root.join(path))
+    }
+
+    fn check_lock(&self) -> Result<()> {
+        match &self.lock {
+            Some(lock) => lock
+                .check()
+                .map_err(|reason| compromised(&self.id).with_cause(WorkspaceError::error(reason))),
+            None => Ok(()),
+        }
+    }
+
+    async fn replace(&self, target: PathBuf, temp: PathBuf, expected: String) -> Result<()> {
+        let short =
+            match DirLock::acquire_patiently(&target, &self.short_policy(), SHORT_PATIENCE).await {
+                Ok(lock) => lock,
+                Err(failure) => {
+                    let _ = fs::remove_file(&temp);
+                    return Err(lock_failed(&self.id).with_cause(failure.into_error()));
+                }
+            };
+        let at = target.clone();
+        let swapped = blocking(move || {
+            let current = digest_file(&at).map_err(|e| WorkspaceError::io(&e, "open", &at))?;
+            if current.as_deref() != Some(expected.as_str()) {
+                let _ = fs::remove_file(&temp);
+                return Err(conditional_failed());
+            }
+            fs::rename(&temp, &at).map_err(|e| WorkspaceError::io(&e, "rename", &at))
+        })
+        .await;
+        let _ = short.release();
+        swapped
+    }
+
+    fn short_policy(&self) -> LockPolicy {
+        LockPolicy {
+            stale: SHORT_STALE,
+            update: SHORT_STALE,
+            clock: self.policy.clock.clone(),
+        }
+    }
+}
+
+#[async_trait]
+impl StorageLease for FilesystemLease {
+    async fn read(&self, path: &str, _max_bytes: u64) -> Result<Option<StorageObject>> {
+        let at = self.object(path)?;
+        blocking(move || match fs::read(&at) {
+            Ok(bytes) => {
+                let version = Version(sha256_hex(&bytes));
+                Ok(Some(StorageObject {
+                    body: ReadBody::Bytes(bytes),
+                    version,
+                }))
+            }
+            // A path through a file is as absent as a missing one.
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(error) => Err(WorkspaceError::io(&error, "open", &at)),
+        })
+        .await
+    }
+
+    async fn write(&self, path: &str, body: WriteBody, options: WriteOptions) -> Result<Version> {
+        let target = self.object(path)?;
+        self.check_lock()?;
+        let at = target.clone();
+        let (temp, digest) = blocking(move || stage(&at, body)).await?;
+        match options.condition {
+            WriteCondition::None => {
+                let at = target.clone();
+                blocking(move || {
+                    fs::rename(&temp, &at).map_err(|e| WorkspaceError::io(&e, "rename", &at))
+                })
+                .await?;
+            }
+            // A hard link fails atomically when the name exists: create-only without a lock.
+            WriteCondition::Absent => {
+                let at = target.clone();
+                blocking(move || {
+                    let linked = fs::hard_link(&temp, &at);
+                    let _ = fs::remove_file(&temp);
+                    match linked {
+                        Ok(()) => Ok(()),
+                        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
+                            Err(conditional_failed())
+                        }
+                        Err(error) => Err(WorkspaceError::io(&error, "link", &at)),
+                    }
+                })
+                .await?;
+            }
+            WriteCondition::Version(Version(expected)) => {
+                self.replace(target, temp, expected).await?
+            }
+        }
+        Ok(Version(digest))
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<String>> {
+        if !is_storage_prefix(prefix) {
+            return Err(invalid_path(prefix));
+        }
+        let (root, prefix) = (self.root.clone(), prefix.to_string());
+        blocking(move || {
+            let start = match prefix.rfind('/') {
+                Some(slash) => root.join(&prefix[..slash]),
+                None => root.clone(),
+            };
+            let mut found = Vec::new();
+            let mut pending = vec![start];
+            while let Some(dir) = pending.pop() {
+                let entries = match fs::read_dir(&dir) {
+                    Ok(entries) => entries,
+                    Err(error)
+                        if matches!(
+                            error.kind(),
+                            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                        ) =>
+                    {
+                        continue
+                    }
+                    Err(error) => return Err(WorkspaceError::io(&error, "scandir", &dir)),
+                };
+                for entry in entries {
+                    let entry = entry.map_err(|e| WorkspaceError::io(&e, "scandir", &dir))?;
+                    let kind = entry
+                        .file_type()
+                        .map_err(|e| WorkspaceError::io(&e, "lstat", &entry.path()))?;
+                    let name = entry.file_name();
+                    if kind.is_dir() {
+                        pending.push(entry.path());
+                    } else if kind.is_file() && !name.to_string_lossy().starts_with(TEMP_PREFIX) {
+                        if let Some(rel) =
+                            entry.path().strip_prefix(&root).ok().and_then(Path::to_str)
+                        {
+                            if rel.starts_with(&prefix) {
+                                found.push(rel.to_string());
+                            }
+                        }
+                    }
+                }
+            }
+            found.sort_unstable();
+            Ok(found)
+        })
+        .await
+    }
+
+    async fn delete(&self, paths: &[String]) -> Result<()> {
+        let targets = paths
+            .iter()
+            .map(|path| self.object(path))
+            .collect::<Result<Vec<_>>>()?;
+        self.check_lock()?;
+        let root = self.root.clone();
+        blocking(move || {
+            for target in &targets {
+                match fs::remove_file(target) {
+                    Ok(()) => {}
+                    Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                    Err(error) => return Err(WorkspaceError::io(&error, "unlink", target)),
+                }
+            }
+            // Empty directories left behind (a pruned folder revision) go too.
+            for target in &targets {
+                let mut dir = target.parent();
+                while let Some(at) = dir.filter(|at| *at != root && at.starts_with(&root)) {
+                    if fs::remove_dir(at).is_err() {
+                        break;
+                    }
+                    dir = at.parent();
+                }
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn release(&self) -> Result<()> {
+        let Some(lock) = &self.lock else {
+            return Ok(());
+        };
+        match lock.release() {
+            Ok(()) | Err(ReleaseFailure::NotHeld) => Ok(()),
+            Err(ReleaseFailure::Compromised(reason)) => {
+                Err(compromised(&self.id).with_cause(WorkspaceError::error(reason)))
+            }
+            Err(ReleaseFailure::Io(error)) => Err(error),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Workspace revision persistence for AML (WP-1, WP-2, BW-1, BW-2), napi-free.
+//!
+//! - [`storage`]: the storage port every revision store implements ([`StorageAdapter`],
+//!   [`StorageLease`]); the filesystem store ([`fs_storage`]) here, S3 in `aml-s3`, JS
+//!   adapters in the binding.
+//! - [`persistence`]: the lifecycle over a lease: materialize, save, release.
+//! - [`select`], [`archive`], [`folder`], [`index`]: selection, the two revision formats and
+//!   `workspace.json`.
+//! - [`lock`]: the `proper-lockfile`-compatible directory lock (local and filesystem stores).
+
+pub mod archive;
+mod confine;
+pub mod error;
+pub mod folder;
+pub mod fs_storage;
+pub mod index;
+pub mod lock;
+pub mod paths;
+pub mod persistence;
+pub mod select;
+pub mod storage;
+
+pub use error::{ErrorClass, Result, WorkspaceError};
+pub use fs_storage::{FilesystemLease, FilesystemStorage};
+pub use index::{Format, Revision, WorkspaceIndex};
+pub use lock::{Clock, DirLock, LockFailure, LockPolicy, ReleaseFailure, SystemClock};
+pub use persistence::{LoadRequest, Materialization, PersistenceOptions, SaveRequest};
+pub use storage::{
+    AcquireRequest, Limited, ReadBody, StorageAdapter, StorageLease, StorageObject, Version,
+    WriteBody, WriteCondition, WriteOptions,
+};

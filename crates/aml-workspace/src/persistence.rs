@@ -1,0 +1,409 @@
+//! The revision lifecycle (WP-1) over any [`StorageLease`]: materialize (restore the selected
+//! revision into a fresh temporary directory), save (snapshot, upload an immutable artifact,
+//! publish `workspace.json` conditionally, prune), release (remove the temporary root,
+//! release storage). The same code runs for the filesystem store, S3 and JS adapters.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use tokio::io::AsyncWriteExt;
+
+use crate::archive::{self, ExtractLimits, CONTENT_TYPE};
+use crate::error::{Result, WorkspaceError};
+use crate::folder::{self, FolderLimits};
+use crate::index::{iso_timestamp, Format, Revision, WorkspaceIndex, INDEX_PATH, MAX_INDEX_BYTES};
+use crate::select::{self, Selection, SnapshotLimits};
+use crate::storage::{
+    Limited, ReadBody, StorageLease, Version, WriteBody, WriteCondition, WriteOptions,
+};
+
+/// `WorkspacePersistenceOptions` minus the storage (defaults: archive, 256 MiB, 100 000
+/// entries, 1 GiB).
+#[derive(Clone, Debug)]
+pub struct PersistenceOptions {
+    pub format: Format,
+    pub max_archive_bytes: u64,
+    pub max_entries: u64,
+    pub max_extracted_bytes: u64,
+    pub temporary_directory: PathBuf,
+}
+
+impl PersistenceOptions {
+    pub fn new(temporary_directory: PathBuf) -> Self {
+        PersistenceOptions {
+            format: Format::Archive,
+            max_archive_bytes: 256 * 1024 * 1024,
+            max_entries: 100_000,
+            max_extracted_bytes: 1024 * 1024 * 1024,
+            temporary_directory,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LoadRequest {
+    pub revision: String,
+    pub include: Option<Vec<String>>,
+    pub exclude: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SaveRequest {
+    pub include: Option<Vec<String>>,
+    pub exclude: Vec<String>,
+    pub gitignore: bool,
+    pub retention: usize,
+}
+
+impl Default for SaveRequest {
+    /// What `save={true}` means.
+    fn default() -> Self {
+        SaveRequest {
+            include: None,
+            exclude: Vec::new(),
+            gitignore: true,
+            retention: 1,
+        }
+    }
+}
+
+/// One acquired, materialized Workspace.
+pub struct Materialization {
+    lease: Box<dyn StorageLease>,
+    options: PersistenceOptions,
+    root: PathBuf,
+    directory: PathBuf,
+    index: Option<WorkspaceIndex>,
+    version: Option<Version>,
+    revision_id: Option<String>,
+    released: bool,
+}
+
+pub(crate) async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|error| WorkspaceError::error(format!("AML workspace task failed: {error}")))?
+}
+
+/// `mkdtemp(<parent>/aml-workspace-XXXXXX)`.
+fn make_temporary_root(parent: &Path) -> Result<PathBuf> {
+    loop {
+        let suffix: String = uuid::Uuid::new_v4().simple().to_string()[..6].into();
+        let root = parent.join(format!("aml-workspace-{suffix}"));
+        match std::fs::create_dir(&root) {
+            Ok(()) => return Ok(root),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(WorkspaceError::io(&error, "mkdtemp", &root)),
+        }
+    }
+}
+
+async fn remove_tree(path: &Path) -> Result<()> {
+    match tokio::fs::remove_dir_all(path).await {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(WorkspaceError::io(&error, "rm", path)),
+    }
+}
+
+/// Reads and validates `workspace.json`; `None` when it does not exist (a new Workspace).
+pub async fn read_index(lease: &dyn StorageLease) -> Result<Option<(WorkspaceIndex, Version)>> {
+    let Some(object) = lease.read(INDEX_PATH, MAX_INDEX_BYTES).await? else {
+        return Ok(None);
+    };
+    match object.body.collect(MAX_INDEX_BYTES).await? {
+        Limited::Within(bytes) => Ok(Some((WorkspaceIndex::parse(&bytes)?, object.version))),
+        Limited::Exceeded => Err(WorkspaceError::range(format!(
+            "Workspace index exceeded {MAX_INDEX_BYTES} bytes"
+        ))),
+    }
+}
+
+impl Materialization {
+    /// Materializes `lease` (already acquired): a new temporary root, the index, and the
+    /// requested revision. On failure the root is removed and the lease released.
+    pub async fn acquire(
+        lease: Box<dyn StorageLease>,
+        options: PersistenceOptions,
+        load: Option<LoadRequest>,
+    ) -> Result<Materialization> {
+        let parent = options.temporary_directory.clone();
+        let root = match blocking(move || make_temporary_root(&parent)).await {
+            Ok(root) => root,
+            Err(error) => return Err(Self::abandon(lease, None, error).await),
+        };
+        let mut materialization = Materialization {
+            directory: root.join("workspace"),
+            root,
+            lease,
+            options,
+            index: None,
+            version: None,
+            revision_id: None,
+            released: false,
+        };
+        match materialization.restore(load).await {
+            Ok(()) => Ok(materialization),
+            Err(error) => {
+                let Materialization { lease, root, .. } = materialization;
+                Err(Self::abandon(lease, Some(root), error).await)
+            }
+        }
+    }
+
+    async fn abandon(
+        lease: Box<dyn StorageLease>,
+        root: Option<PathBuf>,
+        error: WorkspaceError,
+    ) -> WorkspaceError {
+        let mut failures = vec![error];
+        if let Some(root) = root {
+            if let Err(cleanup) = remove_tree(&root).await {
+                failures.push(cleanup);
+            }
+        }
+        if let Err(release) = lease.release().await {
+            failures.push(release);
+        }
+        if failures.len() == 1 {
+            return failures.pop().expect("one failure");
+        }
+        WorkspaceError::aggregate("Workspace acquisition and cleanup failed", failures)
+    }
+
+    async fn restore(&mut self, load: Option<LoadRequest>) -> Result<()> {
+        tokio::fs::create_dir(&self.directory)
+            .await
+            .map_err(|e| WorkspaceError::io(&e, "mkdir", &self.directory))?;
+        if let Some((index, version)) = read_index(&*self.lease).await? {
+            self.index = Some(index);
+            self.version = Some(version);
+        }
+        let Some(load) = load else { return Ok(()) };
+        let revision = match (&self.index, load.revision.as_str()) {
+            (None, "current") => return Ok(()),
+            (Some(index), "current") => index.current_revision().cloned(),
+            (index, named) => index.as_ref().and_then(|index| index.find(named).cloned()),
+        };
+        let revision = revision.ok_or_else(|| {
+            WorkspaceError::error(format!(
+                "Workspace revision \"{}\" does not exist",
+                load.revision
+            ))
+        })?;
+        match revision.format {
+            Format::Archive => self.restore_archive(&revision).await?,
+            Format::Folder => {
+                let limits = FolderLimits {
+                    max_manifest_bytes: self.options.max_archive_bytes,
+                    max_entries: self.options.max_entries,
+                    max_extracted_bytes: self.options.max_extracted_bytes,
+                };
+                folder::restore(&*self.lease, &revision.id, &self.directory, limits).await?;
+            }
+        }
+        self.revision_id = Some(revision.id);
+        let directory = self.directory.clone();
+        blocking(move || select::prune(&directory, load.include.as_deref(), &load.exclude)).await
+    }
+
+    async fn restore_archive(&self, revision: &Revision) -> Result<()> {
+        let max = self.options.max_archive_bytes;
+        let object = self.lease.read(&revision.path, max).await?.ok_or_else(|| {
+            WorkspaceError::error(format!(
+                "Workspace archive revision \"{}\" does not exist",
+                revision.id
+            ))
+        })?;
+        let exceeded = || WorkspaceError::range(format!("Workspace archive exceeded {max} bytes"));
+        let staged = self.root.join("restore.tar.gz");
+        match object.body {
+            ReadBody::Bytes(bytes) => {
+                if bytes.len() as u64 > max {
+                    return Err(exceeded());
+                }
+                let at = staged.clone();
+                blocking(move || {
+                    let mut file = std::fs::File::create(&at)
+                        .map_err(|e| WorkspaceError::io(&e, "open", &at))?;
+                    file.write_all(&bytes)
+                        .map_err(|e| WorkspaceError::io(&e, "write", &at))
+                })
+                .await?;
+            }
+            ReadBody::Stream(stream) => {
+                let mut file = tokio::fs::File::create(&staged)
+                    .await
+                    .map_err(|e| WorkspaceError::io(&e, "open", &staged))?;
+                let mut limited = tokio::io::AsyncReadExt::take(stream, max + 1);
+                let copied = tokio::io::copy(&mut limited, &mut file)
+                    .await
+                    .map_err(|e| WorkspaceError::io(&e, "write", &staged))?;
+                file.flush()
+                    .await
+                    .map_err(|e| WorkspaceError::io(&e, "write", &staged))?;
+                if copied > max {
+                    return Err(exceeded());
+                }
+            }
+        }
+        let limits = ExtractLimits {
+            max_entries: self.options.max_entries,
+            max_extracted_bytes: self.options.max_extracted_bytes,
+        };
+        let dest = self.directory.clone();
+        let source = staged.clone();
+        let result = blocking(move || archive::extract_archive(&source, &dest, limits)).await;
+        let _ = tokio::fs::remove_file(&staged).await;
+        result
+    }
+
+    pub fn directory(&self) -> &Path {
+        &self.directory
+    }
+    pub fn revision_id(&self) -> Option<&str> {
+        self.revision_id.as_deref()
+    }
+    pub fn index(&self) -> Option<&WorkspaceIndex> {
+        self.index.as_ref()
+    }
+    pub fn lease(&self) -> &dyn StorageLease {
+        &*self.lease
+    }
+
+    /// Snapshots the materialization and publishes it as the new current revision.
+    pub async fn save(&mut self, request: SaveRequest) -> Result<Revision> {
+        let limits = SnapshotLimits {
+            max_entries: self.options.max_entries,
+            max_bytes: self.options.max_extracted_bytes,
+        };
+        let directory = self.directory.clone();
+        let entries = blocking(move || {
+            let selection = Selection::new(
+                request.include.as_deref(),
+                &request.exclude,
+                request.gitignore,
+            )?;
+            select::snapshot(&directory, &selection, limits)
+        })
+        .await?;
+        let id = uuid::Uuid::new_v4().to_string();
+        let format = self.options.format;
+        let revision = Revision {
+            created_at: iso_timestamp(SystemTime::now()),
+            format,
+            id: id.clone(),
+            path: format.revision_path(&id),
+        };
+        match format {
+            Format::Archive => self.upload_archive(&revision, entries).await?,
+            Format::Folder => {
+                if let Err(error) =
+                    folder::upload(&*self.lease, &self.directory, &id, &entries).await
+                {
+                    return Err(match folder::remove(&*self.lease, &id).await {
+                        Ok(()) => error,
+                        Err(cleanup) => WorkspaceError::aggregate(
+                            "Workspace folder upload and cleanup failed",
+                            vec![error, cleanup],
+                        ),
+                    });
+                }
+            }
+        }
+        let (index, dropped) =
+            WorkspaceIndex::publish(self.index.as_ref(), revision.clone(), request.retention);
+        let condition = match &self.version {
+            Some(version) => WriteCondition::Version(version.clone()),
+            None => WriteCondition::Absent,
+        };
+        let bytes = index.to_bytes();
+        let mut options = WriteOptions::new(condition);
+        options.content_type = Some("application/json".into());
+        options.content_length = Some(bytes.len() as u64);
+        match self
+            .lease
+            .write(INDEX_PATH, WriteBody::Bytes(bytes), options)
+            .await
+        {
+            Ok(version) => {
+                self.version = Some(version);
+                self.index = Some(index);
+            }
+            Err(error) => {
+                return Err(match self.remove_revision(&revision).await {
+                    Ok(()) => error,
+                    Err(cleanup) => WorkspaceError::aggregate(
+                        "Workspace save and orphan cleanup failed",
+                        vec![error, cleanup],
+                    ),
+                });
+            }
+        }
+        // Pruning after publication: a failure leaves unreachable objects, never a broken
+        // index, so it does not fail the save.
+        for old in dropped {
+            let _ = self.remove_revision(&old).await;
+        }
+        Ok(revision)
+    }
+
+    async fn upload_archive(
+        &self,
+        revision: &Revision,
+        entries: Vec<select::SnapshotEntry>,
+    ) -> Result<()> {
+        let staged = self.root.join(format!("save-{}.tar.gz", revision.id));
+        let (directory, at) = (self.directory.clone(), staged.clone());
+        let result = async {
+            let size = blocking(move || archive::write_archive(&directory, &entries, &at)).await?;
+            if size > self.options.max_archive_bytes {
+                return Err(WorkspaceError::range(format!(
+                    "Workspace archive exceeded {} bytes",
+                    self.options.max_archive_bytes
+                )));
+            }
+            let mut options = WriteOptions::new(WriteCondition::Absent);
+            options.content_type = Some(CONTENT_TYPE.into());
+            options.content_length = Some(size);
+            self.lease
+                .write(&revision.path, WriteBody::File(staged.clone()), options)
+                .await
+        }
+        .await;
+        let _ = tokio::fs::remove_file(&staged).await;
+        result.map(|_| ())
+    }
+
+    async fn remove_revision(&self, revision: &Revision) -> Result<()> {
+        match revision.format {
+            Format::Archive => {
+                self.lease
+                    .delete(std::slice::from_ref(&revision.path))
+                    .await
+            }
+            Format::Folder => folder::remove(&*self.lease, &revision.id).await,
+        }
+    }
+
+    /// Removes the temporary root and releases storage; a second call does nothing.
+    pub async fn release(&mut self) -> Result<()> {
+        if self.released {
+            return Ok(());
+        }
+        self.released = true;
+        let cleanup = remove_tree(&self.root).await;
+        let release = self.lease.release().await;
+        match (cleanup, release) {
+            (Ok(()), Ok(())) => Ok(()),
+            (Err(error), Ok(())) | (Ok(()), Err(error)) => Err(error),
+            (Err(cleanup), Err(release)) => Err(WorkspaceError::aggregate(
+                "Workspace materialization cleanup and storage release failed",
+                vec![cleanup, release],
+            )),
+        }
+    }
+}

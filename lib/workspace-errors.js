@@ -1,0 +1,45 @@
+// Rebuilds the JS error for a failure the Rust workspace engine reports as data
+// (crates/aml-workspace/src/error.rs): the documented class and message, `cause`, the
+// aggregated `errors`, Node's `code` for I/O failures, and, for a value a JS storage adapter
+// threw, that very value (`host`), so applications see their own errors.
+
+import { WorkspaceConflictError } from "./errors.js"
+
+export function workspaceError(json, hostErrors) {
+  return build(JSON.parse(json), hostErrors)
+}
+
+function build(data, hostErrors) {
+  if (data.kind === "host") {
+    if (hostErrors !== undefined && hostErrors.has(data.reference)) return hostErrors.get(data.reference)
+    return new Error("Workspace storage adapter failed")
+  }
+  if (data.kind === "conflict") return new WorkspaceConflictError(data.workspaceId)
+  const options = data.cause === undefined ? undefined : { cause: build(data.cause, hostErrors) }
+  let error
+  switch (data.kind) {
+    case "aggregateError":
+      error = new AggregateError(
+        (data.errors ?? []).map((inner) => build(inner, hostErrors)),
+        data.message,
+        options,
+      )
+      break
+    case "typeError":
+      error = new TypeError(data.message, options)
+      break
+    case "rangeError":
+      error = new RangeError(data.message, options)
+      break
+    default:
+      error = new Error(data.message, options)
+  }
+  if (data.code !== undefined) error.code = data.code
+  return error
+}
+
+/** Throws the outcome's error if it failed; returns it otherwise. */
+export function settled(outcome, hostErrors) {
+  if (!outcome.ok) throw workspaceError(outcome.error, hostErrors)
+  return outcome
+}
