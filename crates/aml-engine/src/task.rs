@@ -145,17 +145,16 @@ impl Task {
         if let Some(error) = self.loop_placement(kind) {
             return self.reject(error, sh);
         }
-        let (span, reported, op) = match kind {
+        let (span, op) = match kind {
             NodeKind::Component => {
-                let reported = sh.tracer.enabled();
                 let parent = Some(self.current_span());
                 let id = sh.tracer.next_trace_id();
                 let span =
                     sh.tracer
                         .open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
-                (Some(span), reported, Op::Invoke)
+                (Some(span), Op::Invoke)
             }
-            NodeKind::Primitive(_) => (None, false, Op::Primitive),
+            NodeKind::Primitive(_) => (None, Op::Primitive),
         };
         self.active.insert(identity);
         if counted {
@@ -165,7 +164,6 @@ impl Task {
             identity,
             kind,
             span,
-            reported,
         });
         self.step(op, sh)
     }
@@ -187,11 +185,11 @@ impl Task {
     /// Unwinds the whole stack after a failure, closing every open span with the error.
     pub(crate) fn fail(&mut self, failure: &SpanFailure, sh: &mut Shared) {
         while let Some(frame) = self.pop_frame() {
-            if let Frame::Node { span, reported, .. }
-            | Frame::Capture { span, reported, .. }
-            | Frame::Scope { span, reported, .. } = frame
+            if let Frame::Node { span, .. }
+            | Frame::Capture { span, .. }
+            | Frame::Scope { span, .. } = frame
             {
-                if let (Some(span), true) = (span, reported) {
+                if let Some(span) = span {
                     sh.tracer.close(span, Some(failure), vec![], vec![]);
                 }
             }
@@ -320,9 +318,7 @@ impl Task {
                 }
                 Some(_) => {
                     if let Some(Frame::Node {
-                        span: Some(span),
-                        reported: true,
-                        ..
+                        span: Some(span), ..
                     }) = self.pop_frame()
                     {
                         sh.tracer.close(span, None, vec![], vec![]);
