@@ -29,6 +29,7 @@ pub enum SpanKind {
     Script,
     Workspace,
     Parallel,
+    Include,
 }
 
 impl SpanKind {
@@ -47,6 +48,7 @@ impl SpanKind {
             "script" => Script,
             "workspace" => Workspace,
             "parallel" => Parallel,
+            "include" => Include,
             _ => return None,
         })
     }
