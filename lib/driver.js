@@ -280,7 +280,9 @@ async function cleanupScopes(slots, unwinding) {
     const slot = slots[i]
     if (slot !== null && typeof slot === "object" && slot.cleanup !== undefined) {
       try {
-        await slot.cleanup(unwinding.error)
+        // Older handlers resolve with the error to keep: accepted, but they can adopt.
+        const kept = await slot.cleanup(unwinding.error)
+        if (kept !== undefined) unwinding = new Unwinding(kept)
       } catch (next) {
         unwinding = new Unwinding(next)
       }
