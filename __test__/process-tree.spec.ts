@@ -71,11 +71,11 @@ describe("a tree that ignores SIGTERM", () => {
       signal: new AbortController().signal,
     })
     const pids = [pidOf(child.id), ...(await readPidLines(child.stdout, 3))]
-    const started = Date.now()
+    // The grace period is a lower bound (SIGKILL is sent only after it); no upper bound
+    // beyond the test timeout, which a loaded machine could otherwise miss.
+    const started = performance.now()
     await child.kill()
-    const took = Date.now() - started
-    expect(took).toBeGreaterThanOrEqual(1_900)
-    expect(took).toBeLessThan(5_000)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_900)
     await expect(child.wait()).rejects.toThrow("Local process exited from signal SIGKILL")
     expectAllGoneNow(pids)
   })
@@ -88,11 +88,11 @@ describe("a tree that ignores SIGTERM", () => {
       signal: controller.signal,
     })
     const pids = await readPidFile(pidFile, 3)
-    const started = Date.now()
+    const started = performance.now()
     const reason = new Error("stop")
     controller.abort(reason)
     await expect(run).rejects.toBe(reason)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_900)
     expectAllGoneNow(pids)
   })
 })

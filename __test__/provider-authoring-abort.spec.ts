@@ -173,7 +173,10 @@ describe("abort() runs masked", () => {
       return ""
     }
     const runtime = new AmlRuntime({ agentProvider })
-    expect(await rejection(runtime.evaluate(jsx(Canceller, {}), { signal: controller.signal }))).toBe(reason)
+    // The joined nested evaluation carries the Agent wrapper, caused by the reason (issue 8 §2.2).
+    const error = await rejection(runtime.evaluate(jsx(Canceller, {}), { signal: controller.signal }))
+    expect(error.message).toBe(`Agent "${NAME}" (span-1) failed`)
+    expect(error.cause).toBe(reason)
     expect(seen).toBe("evaluate() is only available while an AML component is active")
   })
 })

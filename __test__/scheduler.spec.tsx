@@ -254,7 +254,11 @@ describe("abort", () => {
     controller.abort(reason)
     expect(await rejection(result)).toBe(reason)
     await until(() => settled.length === 3, "the nested evaluations to settle")
-    expect(settled[0]).toEqual({ reason, status: "rejected" })
+    // The running Agent's nested evaluation carries the Agent wrapper (issue 8 §2.2).
+    const running = settled[0] as PromiseRejectedResult
+    expect(running.reason).toBeInstanceOf(EvaluationError)
+    expect(running.reason.message).toBe('Agent "p" (span-1) failed')
+    expect(running.reason.cause).toBe(reason)
     for (const [index, span] of [
       [1, "span-2"],
       [2, "span-3"],
@@ -305,7 +309,11 @@ describe("abort", () => {
       await until(() => g.started.length === 1, "the running call")
       const reason = new Error("stop")
       controller.abort(reason)
-      expect(await rejection(result)).toBe(reason)
+      // Joined (issue 8 §2.2): the three Agent errors, each caused by the reason.
+      const error = await rejection(result)
+      expect(error).toBeInstanceOf(AggregateError)
+      expect(error.message).toBe("AML component and concurrent nested evaluations failed")
+      expect(error.errors.map((nested: any) => nested.cause)).toEqual([reason, reason, reason])
       await settleAll()
       expect(unhandled).toEqual([])
       expect(g.started).toEqual(["a"])

@@ -122,7 +122,8 @@ describe("createAgentExecutionContext", () => {
     const sandbox = { kind: "sandbox" } as never
     const context = createAgentExecutionContext({ sandbox, signal, trace })
     expect(context.signal).toBe(signal)
-    expect(context.trace).toBe(trace)
+    // A copy (testing-context.spec.ts covers its exact shape).
+    expect(context.trace).toEqual(trace)
     expect(context.sandbox).toBe(sandbox)
     expect(Object.isFrozen(context)).toBe(true)
     const kept = createAgentExecutionContext({ signal: undefined } as never)

@@ -72,15 +72,26 @@ export function sandboxHandshake(domain, task, entry) {
   return domain.native.agentHandshakeDone(task)
 }
 
-/** The provider call; its failures wrap as `${label} failed`, an abort stays the reason. */
-async function callAgentProvider(domain, provider, request, context, label) {
-  const signal = domain.signal
+/**
+ * The provider call; its failures wrap as `${label} failed` (INVENTORY AG-1). The caller's
+ * abort reason (LIM-2) is wrapped too, with the reason as cause, when the Agent runs in a
+ * component-local evaluate() (plain or structured), so the component learns which Agent was
+ * cancelled; elsewhere (the root task, a Loop render) the reason itself is rethrown, which
+ * is what the caller of runtime.evaluate() gets back. A
+ * provider that ignores the abort and answers anyway does not make the Agent succeed: once
+ * it settled, the task fails with the reason (no provider failure to wrap).
+ */
+async function callAgentProvider(domain, local, provider, request, context, label) {
+  let response
   try {
-    return await domain.awaitProvider(masked(invoke, provider, request, context))
+    response = await domain.awaitProvider(masked(invoke, provider, request, context))
   } catch (error) {
-    if (signal.aborted && error === signal.reason) throw error
+    const signal = domain.signal
+    if (signal.aborted && error === signal.reason && !local) throw error
     throw new EvaluationError(`${label} failed`, { cause: error })
   }
+  if (domain.signal.aborted) throw domain.signal.reason
+  return response
 }
 
 /**
@@ -118,6 +129,7 @@ export async function runAgent(domain, task, entry, structured) {
   Object.freeze(request)
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
+  const local = structured !== undefined || domain.localTasks.has(task)
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   let response
@@ -125,11 +137,11 @@ export async function runAgent(domain, task, entry, structured) {
     // Skill packages exist on disk only around the provider call (skill-staging.js).
     response =
       skillRefs.length === 0
-        ? await callAgentProvider(domain, provider, request, context, label)
+        ? await callAgentProvider(domain, local, provider, request, context, label)
         : await withStagedSkills(
             domain,
             skillRefs.map((ref) => domain.skills[ref]),
-            () => callAgentProvider(domain, provider, request, context, label),
+            () => callAgentProvider(domain, local, provider, request, context, label),
           )
   } finally {
     lease.open = false

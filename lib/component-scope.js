@@ -48,6 +48,9 @@ export class ComponentScope {
     this.env = env
     this.active = true
     this.pending = null
+    /** Nested work that failed after the caller's abort, in start order (joinNested). */
+    this.cancelled = null
+    this.started = 0
     /** The returned value's `then`, read once inside the boundary (undefined: not read). */
     this.then = undefined
     this.thenRead = false
@@ -76,15 +79,40 @@ export class ComponentScope {
     return this.track(this.domain.callTool(this.task, port, input))
   }
 
+  /**
+   * `pending` maps each unsettled nested promise to the promise its caller got. The caller's
+   * own promise means a failure it never observes, and that settled before the component
+   * did (so no join takes it over), is the caller's unhandled rejection, as for any dropped
+   * promise: never silently lost.
+   */
   track(promise) {
-    const pending = (this.pending ??= new Set())
-    pending.add(promise)
+    const pending = (this.pending ??= new Map())
+    const caller = promise.then()
+    pending.set(promise, caller)
+    const order = this.started++
     // Registered before the caller can attach its own handlers, so a nested evaluation the
     // component awaited and caught is no longer pending when the component settles.
-    const forget = () => pending.delete(promise)
-    promise.then(forget, forget)
-    return promise
+    promise.then(
+      () => pending.delete(promise),
+      (error) => {
+        pending.delete(promise)
+        if (this.domain.signal.aborted) (this.cancelled ??= []).push({ error, order })
+      },
+    )
+    return caller
   }
+}
+
+const ignore = () => {}
+
+/** The join takes over the still-pending nested work: their failures are reported by it. */
+export function takeOver(pending) {
+  const promises = []
+  for (const [promise, caller] of pending) {
+    caller.then(undefined, ignore)
+    promises.push(promise)
+  }
+  return promises
 }
 
 /**
@@ -94,11 +122,13 @@ export class ComponentScope {
  */
 export function joinNested(scope, failed, error, value) {
   const pending = scope.pending
+  if (failed && scope.cancelled !== null) return joinCancelled(scope, error)
   if (pending === null || pending.size === 0) {
     if (failed) throw error
     return value
   }
-  return Promise.allSettled([...pending]).then((results) => {
+  return Promise.allSettled(takeOver(pending)).then((results) => {
+    if (failed && scope.cancelled !== null) return joinCancelled(scope, error)
     const errors = []
     for (const result of results) if (result.status === "rejected") errors.push(result.reason)
     if (failed) {
@@ -111,4 +141,27 @@ export function joinNested(scope, failed, error, value) {
     if (errors.length > 1) throw new AggregateError(errors, "AML component nested evaluations failed")
     return value
   })
+}
+
+/**
+ * A component that failed after the caller's abort (LIM-2): its nested work stops at its next
+ * await, and the errors it stopped with (the Agent cancellation wrappers, each caused by the
+ * reason) are the outcome, in the order the nested evaluations started. The component's own
+ * error comes first unless it is one of them (a Promise.all rethrowing one).
+ */
+function joinCancelled(scope, error) {
+  const pending = scope.pending
+  if (pending !== null && pending.size > 0) {
+    return Promise.allSettled(takeOver(pending)).then(() => joinCancelled(scope, error))
+  }
+  // The bare reason says nothing the Agent wrappers (caused by it) do not.
+  const reason = scope.domain.signal.reason
+  const nested = scope.cancelled
+    .sort((a, b) => a.order - b.order)
+    .map((entry) => entry.error)
+    .filter((nestedError) => nestedError !== reason)
+  if (nested.length === 0) throw error
+  const errors = error === reason || nested.includes(error) ? nested : [error, ...nested]
+  if (errors.length === 1) throw errors[0]
+  throw new AggregateError(errors, "AML component and concurrent nested evaluations failed")
 }

@@ -18,6 +18,16 @@ import { TraceDispatcher } from "./trace-events.js"
 /** How long an aborted provider call may take to settle before AML abandons it. */
 export const PROVIDER_ABORT_GRACE_MS = 10_000
 
+/**
+ * Nested tasks start synchronously (a synchronous tree allocates no promise per value) until
+ * this many are starting inside one another on the JS stack; deeper ones start in a
+ * microtask, so a synchronous component chain calling evaluate() never overflows the stack.
+ */
+const MAX_SYNC_NESTING = 32
+let syncNesting = 0
+
+const macrotask = () => new Promise((resolve) => setImmediate(resolve))
+
 function attributesJson(attributes) {
   return attributes === undefined ? undefined : JSON.stringify(attributes)
 }
@@ -62,6 +72,13 @@ export class EvaluationDomain {
     this.structured = new Map()
     /** Queued Agents by task id: `{ resolve, reject, label }`. */
     this.slotWaiters = new Map()
+    /**
+     * Component-local evaluate() tasks by id → their run: an Agent cancelled in one rejects
+     * with its wrapper (agent-run.js). Ids are reused, so only the owning run removes one.
+     */
+    this.localTasks = new Map()
+    /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
+    this.graceTimer = undefined
     this.onAbort = () => {
       this.cancelQueuedAgents()
       const reason = signal.reason
@@ -69,12 +86,13 @@ export class EvaluationDomain {
       this.abortRacers.clear()
       for (const reject of racers) reject(reason)
       if (this.providerCalls.size > 0) {
-        const timer = setTimeout(() => {
+        this.graceTimer = setTimeout(() => {
+          this.graceTimer = undefined
           const calls = [...this.providerCalls]
           this.providerCalls.clear()
           for (const abandon of calls) abandon(reason)
         }, PROVIDER_ABORT_GRACE_MS)
-        timer.unref?.()
+        this.graceTimer.unref?.()
       }
     }
     if (abortable) signal.addEventListener("abort", this.onAbort, { once: true })
@@ -113,10 +131,28 @@ export class EvaluationDomain {
     // reason while the component kept running): reject like any frame would, without
     // asking the engine for a child of a dead task.
     if (this.signal.aborted) return Promise.reject(this.signal.reason)
-    const running = runTask(this, this.native.newTask(parentTask), value, env)
+    const task = this.native.newTask(parentTask)
+    // Marked before the task starts: it runs synchronously up to its first await.
+    const local = this.localTasks
+    const owner = {}
+    local.set(task, owner)
+    let running
+    if (syncNesting >= MAX_SYNC_NESTING) {
+      running = Promise.resolve().then(() => runTask(this, task, value, env))
+    } else {
+      syncNesting++
+      try {
+        running = runTask(this, task, value, env)
+      } finally {
+        syncNesting--
+      }
+    }
     const tasks = this.running
     tasks.add(running)
-    const forget = () => tasks.delete(running)
+    const forget = () => {
+      tasks.delete(running)
+      if (local.get(task) === owner) local.delete(task)
+    }
     running.then(forget, forget)
     return running
   }
@@ -139,6 +175,41 @@ export class EvaluationDomain {
   callTool(task, port, input) {
     if (this.signal.aborted) return Promise.reject(this.signal.reason)
     return runToolSpan(this, port, input, this.native.currentSpan(task), this.signal)
+  }
+
+  /**
+   * Awaits a component's result (`promise`, its outcome joined with its nested work). An
+   * abort does not reject at once (RT-2, LIM-2): the component's nested evaluations stop
+   * at their next await, so AML waits for them, then one macrotask for the component to
+   * react. A component that settled by then gives its joined outcome (e.g. the Agent
+   * cancellation errors); one still pending is abandoned with the signal's reason.
+   */
+  awaitComponent(promise, scope) {
+    if (!this.abortable) return promise
+    return new Promise((resolve, reject) => {
+      let settled = false
+      promise.then(
+        (value) => {
+          settled = true
+          this.abortRacers.delete(onAbort)
+          resolve(value)
+        },
+        (error) => {
+          settled = true
+          this.abortRacers.delete(onAbort)
+          reject(error)
+        },
+      )
+      const onAbort = async (reason) => {
+        while (!settled && scope.pending !== null && scope.pending.size > 0) {
+          await Promise.allSettled([...scope.pending.keys()])
+        }
+        if (!settled) await macrotask()
+        if (!settled) reject(reason)
+      }
+      if (this.signal.aborted) onAbort(this.signal.reason)
+      else this.abortRacers.add(onAbort)
+    })
   }
 
   /** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
@@ -263,6 +334,10 @@ export class EvaluationDomain {
   }
 
   close() {
+    if (this.graceTimer !== undefined) {
+      clearTimeout(this.graceTimer)
+      this.graceTimer = undefined
+    }
     this.closed = true
     this.local.closed = true
     this.signal.removeEventListener("abort", this.onAbort)

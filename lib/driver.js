@@ -32,8 +32,29 @@ const isArray = Array.isArray
 
 /** Marks a component result that is still settling (async component or joined nested work). */
 class Pending {
-  constructor(promise) {
+  constructor(promise, scope) {
     this.promise = promise
+    /** The ComponentScope whose nested work an abort waits for (domain.awaitComponent). */
+    this.scope = scope
+  }
+}
+
+/** The largest valid array length (2^32 - 1); the engine counts elements in a u32. */
+const MAX_ARRAY_LENGTH = 4294967295
+export const INVALID_PROPS = "AML element props must be an object"
+export const INVALID_ARRAY_LENGTH = "AML cannot render an array whose length is not an integer from 0 to 4294967295"
+
+/**
+ * A signal can only abort between macrotasks, so a long synchronous tree yields to the event
+ * loop every YIELD_EVERY values when the caller passed a signal (never otherwise).
+ */
+const YIELD_EVERY = 16384
+const yieldTurn = () => new Promise((resolve) => setImmediate(resolve))
+
+/** The error a failed task rethrows, boxed so no async return can adopt a thenable error. */
+class Unwinding {
+  constructor(error) {
+    this.error = error
   }
 }
 
@@ -74,7 +95,9 @@ function invoke(domain, task, node, env) {
     if (scope.thenRead) return settledJoin(scope, false, undefined, new Unrenderable(typeof result))
     return settledJoin(scope, false, undefined, result)
   }
-  const promise = settle(result, then).then(
+  // The thenable's `then` runs inside the component's scope: evaluate() stays available to
+  // it until it settles (RT-2).
+  const promise = storage.run(scope, settle, result, then).then(
     (value) => {
       scope.active = false
       return joinNested(scope, false, undefined, value)
@@ -84,12 +107,12 @@ function invoke(domain, task, node, env) {
       return joinNested(scope, true, error, undefined)
     },
   )
-  return new Pending(promise)
+  return new Pending(promise, scope)
 }
 
 function settledJoin(scope, failed, error, value) {
   const joined = joinNested(scope, failed, error, value)
-  return scope.pending !== null && scope.pending.size > 0 ? new Pending(joined) : joined
+  return scope.pending !== null && scope.pending.size > 0 ? new Pending(joined, scope) : joined
 }
 
 function componentName(type) {
@@ -110,15 +133,21 @@ export async function runTask(domain, task, value, env) {
   const objects = []
   const cursors = []
   const envs = []
+  const abortable = domain.abortable
   let alive = true
   // A Loop render task's selected Agent node and its environment, while the rest of the
   // render value is checked (crates/aml-engine/src/loop_render.rs).
   let parked
+  let budget = YIELD_EVERY
   try {
     for (;;) {
       // Enter one value.
       let code
       for (;;) {
+        if (abortable && --budget === 0) {
+          budget = YIELD_EVERY
+          await yieldTurn()
+        }
         if (signal.aborted) {
           // A component result still settling is dropped here; observe its rejection so it
           // cannot surface as an unhandled rejection.
@@ -134,17 +163,23 @@ export async function runTask(domain, task, value, env) {
           code = native.empty(task)
         } else if (type === "object" || type === "function") {
           if (isArray(value)) {
+            // A Proxy of an array passes isArray with any `length`: check it before it
+            // crosses as a u32 (-1 would wrap to 2^32 - 1).
+            const length = value.length
+            if (typeof length !== "number" || !(length >= 0 && length <= MAX_ARRAY_LENGTH) || length % 1 !== 0) {
+              throw new EvaluationError(INVALID_ARRAY_LENGTH)
+            }
             envs.push(objects.length === 0 ? env : envs[objects.length - 1])
             objects.push(value)
             cursors.push(0)
-            code = native.array(task, domain.identity(value), value.length)
+            code = native.array(task, domain.identity(value), length)
           } else if (value.$$typeof === NODE_BRAND) {
             envs.push(objects.length === 0 ? env : envs[objects.length - 1])
             objects.push(value)
             cursors.push(0)
             code = enterNode(domain, task, value)
           } else if (value instanceof Pending) {
-            value = await domain.race(value.promise)
+            value = await domain.awaitComponent(value.promise, value.scope)
             continue
           } else if (value instanceof Unrenderable) {
             code = native.invalid(task, value.typeName)
@@ -226,7 +261,7 @@ export async function runTask(domain, task, value, env) {
   } catch (caught) {
     let error = caught
     if (alive) {
-      error = await cleanupScopes(cursors, error)
+      if (hasCleanup(cursors)) error = (await cleanupScopes(cursors, new Unwinding(error))).error
       const { type, message } = describeError(error)
       try {
         native.fail(task, type, message)
@@ -240,24 +275,43 @@ export async function runTask(domain, task, value, env) {
   }
 }
 
+function hasCleanup(slots) {
+  for (let i = slots.length - 1; i >= 0; i--) {
+    const slot = slots[i]
+    if (slot !== null && typeof slot === "object" && slot.cleanup !== undefined) return true
+  }
+  return false
+}
+
 /**
  * Failure unwinding: every scope still on the stack is cleaned up, innermost first, before
- * any span closes. A scope's `cleanup(error)` returns the error to keep unwinding with (it
- * may aggregate its own cleanup failure, with its documented message).
+ * any span closes. A scope's `cleanup(error)` *rejects* with the error to keep unwinding
+ * with (it may aggregate its own cleanup failure, with its documented message). Errors are
+ * values: they travel rejected or boxed, never as an async return value, which would adopt
+ * an error that happens to be a thenable.
  */
-async function cleanupScopes(slots, error) {
+async function cleanupScopes(slots, unwinding) {
   for (let i = slots.length - 1; i >= 0; i--) {
     const slot = slots[i]
     if (slot !== null && typeof slot === "object" && slot.cleanup !== undefined) {
-      error = await slot.cleanup(error)
+      try {
+        // Older handlers resolve with the error to keep: accepted, but they can adopt.
+        const kept = await slot.cleanup(unwinding.error)
+        if (kept !== undefined) unwinding = new Unwinding(kept)
+      } catch (next) {
+        unwinding = new Unwinding(next)
+      }
     }
   }
-  return error
+  return unwinding
 }
 
 function enterNode(domain, task, node) {
   const type = node.type
   if (typeof type !== "function") return domain.native.unknownElement(task)
+  // Hand-built nodes: every protocol reads `props` (children, Agent props…).
+  const props = node.props
+  if (props === null || typeof props !== "object") throw new EvaluationError(INVALID_PROPS)
   const kind = type[PRIMITIVE_KIND]
   if (kind !== undefined) {
     const code = primitiveCode(kind)
@@ -265,6 +319,6 @@ function enterNode(domain, task, node) {
     // Primitives open their spans in their own protocol; the name is not needed here.
     return domain.native.node(task, domain.identity(node), code, "")
   }
-  const name = domain.tracing ? componentName(type) : ""
-  return domain.native.node(task, domain.identity(node), -1, name)
+  // Named even when untraced: a trace listener added while the span is open gets its end.
+  return domain.native.node(task, domain.identity(node), -1, componentName(type))
 }

@@ -3,10 +3,11 @@
 // finish runs every listener and aggregates failures.
 
 import { masked } from "./component-scope.js"
+import { callAdopting } from "./thenable.js"
 
 export async function dispatchStart(registries, event) {
   for (const registry of registries) {
-    for (const entry of registry.take("start")) await masked(entry.listener, event)
+    for (const entry of registry.take("start")) await masked(callAdopting, entry.listener, event)
   }
 }
 
@@ -15,7 +16,7 @@ export async function dispatchFinish(registries, event) {
   for (const registry of registries) {
     for (const entry of registry.take("finish")) {
       try {
-        await masked(entry.listener, event)
+        await masked(callAdopting, entry.listener, event)
       } catch (error) {
         errors.push(error)
       }

@@ -67,7 +67,8 @@ async function renderValue(domain, task, render, context, env) {
   try {
     value = storage.run(scope, callRender, scope, render, context)
     const then = scope.then
-    if (typeof then === "function") value = await domain.race(settle(value, then))
+    // Called inside the render's scope, like a component's returned thenable (RT-2).
+    if (typeof then === "function") value = await domain.race(storage.run(scope, settle, value, then))
   } catch (caught) {
     failed = true
     error = caught

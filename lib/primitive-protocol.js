@@ -2,7 +2,7 @@
 // answers with the next step (usually "feed the children"). Capabilities that have not
 // landed yet fail clearly instead of being silently ignored.
 
-import { readAgentProps } from "./agent-props.js"
+import { enterAgent } from "./agent-enter.js"
 import { enterContextProvider } from "./context.js"
 import { enterParallel } from "./parallel.js"
 import { EvaluationError } from "./errors.js"
@@ -69,16 +69,8 @@ export function enterPrimitive(domain, task, node, slot) {
   const kind = node.type[PRIMITIVE_KIND]
   const native = domain.native
   switch (kind) {
-    case "agent": {
-      const entry = readAgentProps(node.props, domain.options.agentProvider, slot.env.sandbox)
-      slot.entry = entry
-      const provider = entry.provider
-      // A sandboxed Agent stops for the Sandbox handshake once its children are done.
-      const sandboxed = entry.sandbox !== undefined
-      // Provider name and model only feed span attributes: skip the strings when untraced.
-      if (!domain.tracing) return native.enterAgent(task, provider !== undefined, null, null, entry.system, sandboxed)
-      return native.enterAgent(task, provider !== undefined, provider?.name, entry.model, entry.system, sandboxed)
-    }
+    case "agent":
+      return enterAgent(domain, task, node, slot)
     case "sandbox":
       return enterSandbox(domain, task, node.props, slot)
     case "loop":

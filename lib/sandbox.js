@@ -185,16 +185,17 @@ async function enterOuter(domain, task, props, slot) {
     if (signal.aborted) throw signal.reason
     return native.scopeDone(task, "", undefined, undefined)
   }
+  // Rejects with the error to keep unwinding with (the driver's cleanup protocol).
   slot.cleanup = async (error) => {
     // `complete` already released (or failed to, and that failure is what is unwinding).
-    if (releasing !== undefined) return error
+    if (releasing !== undefined) throw error
     try {
       await releaseOnce()
     } catch (releaseError) {
       const message = isCancellation(domain, error) ? CANCELLED_CLEANUP : "AML evaluation and resource cleanup both failed"
-      return new AggregateError([error, releaseError], message)
+      throw new AggregateError([error, releaseError], message)
     }
-    return error
+    throw error
   }
   // Installed before the span opens, so a lease is released even if entering fails.
   return native.enterScope(task, "sandbox", "Sandbox", true, false, OUTER_ATTRIBUTES, undefined)

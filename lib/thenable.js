@@ -16,3 +16,15 @@ export function settle(value, then) {
     })
   })
 }
+
+/**
+ * Calls a listener and adopts what it returns as `Promise.resolve` would: a returned
+ * thenable's `then` is read once and called once (in a microtask). Run it masked, and both
+ * happen masked, so neither can reach component-local evaluate(). Returns undefined for a
+ * non-object result.
+ */
+export function callAdopting(listener, first, second) {
+  const result = listener(first, second)
+  if (result === null || (typeof result !== "object" && typeof result !== "function")) return undefined
+  return Promise.resolve(result)
+}

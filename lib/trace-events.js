@@ -3,6 +3,7 @@
 // synchronously, nothing is awaited, and failures go to onTraceError or one stderr line.
 
 import { masked } from "./component-scope.js"
+import { callAdopting } from "./thenable.js"
 
 function freezeAttributes(source) {
   const target = Object.create(null)
@@ -67,10 +68,8 @@ export class TraceDispatcher {
 
   call(listener, event, redacted) {
     try {
-      const result = masked(listener, event)
-      if (result !== null && typeof result === "object" && typeof result.then === "function") {
-        result.then(undefined, (error) => this.failed(error, redacted))
-      }
+      const adopted = masked(callAdopting, listener, event)
+      if (adopted !== undefined) adopted.then(undefined, (error) => this.failed(error, redacted))
     } catch (error) {
       this.failed(error, redacted)
     }
@@ -86,10 +85,8 @@ export class TraceDispatcher {
       return
     }
     try {
-      const result = masked(handler, error, event)
-      if (result !== null && typeof result === "object" && typeof result.then === "function") {
-        result.then(undefined, () => {})
-      }
+      const adopted = masked(callAdopting, handler, error, event)
+      if (adopted !== undefined) adopted.then(undefined, () => {})
     } catch {
       // onTraceError's own failures are swallowed by contract.
     }

@@ -141,18 +141,19 @@ export async function enterWorkspace(domain, task, props, slot) {
     await complete("success")
     return native.scopeDone(task, "", undefined, undefined)
   }
+  // Rejects with the error to keep unwinding with (the driver's cleanup protocol).
   slot.cleanup = async (error) => {
     // `complete` already ran (its own failure is what is unwinding).
-    if (completion !== undefined) return error
+    if (completion !== undefined) throw error
     try {
       await complete("failure")
     } catch (completionError) {
       const message = isCancellation(domain, error)
         ? "AML evaluation was cancelled and Workspace completion failed"
         : "AML evaluation and resource cleanup both failed"
-      return new AggregateError([error, completionError], message)
+      throw new AggregateError([error, completionError], message)
     }
-    return error
+    throw error
   }
   // Installed before the span opens, so the lease is completed even if entering fails.
   return native.enterScope(task, "workspace", "Workspace", true, false, undefined, undefined)

@@ -63,8 +63,10 @@ export declare class DeterministicAgentProvider implements AgentProvider {
 /**
  * A frozen {@link AgentExecutionContext} for calling a provider outside an evaluation.
  * Defaults: `events` whose `on`/`once` do nothing and return no-op unsubscribers, a fresh
- * never-aborted signal, and `trace` `{ runId: "agent-test", spanId: "agent-test" }`. The
- * context carries no AML observability service, so no spans are emitted through it.
+ * never-aborted signal, and `trace` `{ runId: "agent-test", spanId: "agent-test" }`. A given
+ * `trace` is stored as a new frozen copy holding only `parentSpanId` (when given), `runId`
+ * and `spanId`, each read once. The context carries no AML observability service, so no
+ * spans are emitted through it.
  */
 export declare function createAgentExecutionContext(
   overrides?: Partial<AgentExecutionContext>,

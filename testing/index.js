@@ -51,6 +51,16 @@ const NOOP_UNSUBSCRIBE = () => {}
  * A frozen AgentExecutionContext for calling a provider directly. It has no observability
  * service, so helpers such as AbstractAgentProvider emit no spans through it.
  */
+/** A new frozen trace identity: only `parentSpanId` (when given), `runId` and `spanId`. */
+function copyTrace(trace) {
+  const parentSpanId = trace.parentSpanId
+  const copy = {}
+  if (parentSpanId !== undefined) copy.parentSpanId = parentSpanId
+  copy.runId = trace.runId
+  copy.spanId = trace.spanId
+  return Object.freeze(copy)
+}
+
 export function createAgentExecutionContext(overrides) {
   const context = {
     events: Object.freeze({ on: () => NOOP_UNSUBSCRIBE, once: () => NOOP_UNSUBSCRIBE }),
@@ -61,7 +71,7 @@ export function createAgentExecutionContext(overrides) {
   if (overrides !== undefined && overrides !== null) {
     for (const key of Object.keys(overrides)) {
       const value = overrides[key]
-      if (value !== undefined) context[key] = value
+      if (value !== undefined) context[key] = key === "trace" ? copyTrace(value) : value
     }
   }
   return Object.freeze(context)

@@ -29,8 +29,8 @@ export function expectAllGoneNow(pids: number[]): void {
   if (alive.length > 0) throw new Error(`still present (alive or zombie): ${alive.join(", ")}`)
 }
 
-/** Polls until every pid is gone; fails after `withinMs`. */
-export async function expectAllGone(pids: number[], withinMs = 2_000): Promise<void> {
+/** Polls until every pid is gone; fails after `withinMs` (a hang guard, not a timing claim). */
+export async function expectAllGone(pids: number[], withinMs = 10_000): Promise<void> {
   const deadline = Date.now() + withinMs
   while (pids.some(exists)) {
     if (Date.now() > deadline) expectAllGoneNow(pids)
@@ -45,8 +45,8 @@ function pidLines(text: string): number[] {
     .map((line) => Number.parseInt(line, 10))
 }
 
-/** Polls `file` until it holds `count` pid lines. */
-export async function readPidFile(file: string, count: number, withinMs = 5_000): Promise<number[]> {
+/** Polls `file` until it holds `count` pid lines (`withinMs` is a hang guard). */
+export async function readPidFile(file: string, count: number, withinMs = 15_000): Promise<number[]> {
   const deadline = Date.now() + withinMs
   for (;;) {
     let pids: number[] = []

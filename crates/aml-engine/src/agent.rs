@@ -101,8 +101,8 @@ impl Task {
         let identity = *identity;
         let parent_span = self.current_span();
         let parent = Some(parent_span);
-        let (span, reported) = match span_kind {
-            None => (None, false),
+        let span = match span_kind {
+            None => None,
             Some((kind, resource)) => {
                 let id = if resource {
                     sh.tracer.next_span_id()
@@ -120,13 +120,9 @@ impl Task {
                     SpanKind::Agent => "Agent",
                     _ => "System",
                 };
-                let reported = sh.tracer.enabled();
-                (
-                    Some(
-                        sh.tracer
-                            .open(id, parent, kind, name.into(), attributes, vec![]),
-                    ),
-                    reported,
+                Some(
+                    sh.tracer
+                        .open(id, parent, kind, name.into(), attributes, vec![]),
                 )
             }
         };
@@ -140,7 +136,6 @@ impl Task {
             identity,
             capture,
             span,
-            reported,
         };
         self.captures.push(top);
         self.step(Op::Children, sh)

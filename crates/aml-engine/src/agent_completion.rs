@@ -35,10 +35,10 @@ impl Task {
                 if text.is_empty() {
                     return Err(EvalError::EmptyContent("System"));
                 }
-                let Some(Frame::Capture { span, reported, .. }) = self.pop_frame() else {
+                let Some(Frame::Capture { span, .. }) = self.pop_frame() else {
                     unreachable!("top frame is a capture")
                 };
-                if let (Some(span), true) = (span, reported) {
+                if let Some(span) = span {
                     let content = vec![("content".to_string(), AttrValue::Text(text.clone()))];
                     sh.tracer.close(span, None, vec![], content);
                 }
@@ -105,13 +105,12 @@ impl Task {
         let Some(Frame::Capture {
             capture: Capture::Agent(plan),
             span,
-            reported,
             ..
         }) = self.pop_frame()
         else {
             unreachable!("ready_plan checked the top frame")
         };
-        if let (Some(span), true) = (span, reported) {
+        if let Some(span) = span {
             let mut attributes = vec![
                 (
                     "provider".to_string(),

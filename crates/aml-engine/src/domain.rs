@@ -27,7 +27,7 @@ pub struct Domain {
     shared: Shared,
     scheduler: Scheduler,
     external: ExternalSpans,
-    root_span: Option<(OpenSpan, bool)>,
+    root_span: Option<OpenSpan>,
     tasks: Vec<Option<Task>>,
     free: Vec<TaskId>,
 }
@@ -75,7 +75,6 @@ impl Domain {
     /// Opens the `evaluation` root span `trace-0`.
     pub fn open_root(&mut self) {
         let tracer = &mut self.shared.tracer;
-        let reported = tracer.enabled();
         let span = tracer.open(
             SpanId::ROOT,
             None,
@@ -84,17 +83,15 @@ impl Domain {
             vec![],
             vec![],
         );
-        self.root_span = Some((span, reported));
+        self.root_span = Some(span);
     }
 
     /// Closes the root span; it is the last record of a run.
     pub fn close_root(&mut self, failure: Option<SpanFailure>) {
-        if let Some((span, reported)) = self.root_span.take() {
-            if reported {
-                self.shared
-                    .tracer
-                    .close(span, failure.as_ref(), vec![], vec![]);
-            }
+        if let Some(span) = self.root_span.take() {
+            self.shared
+                .tracer
+                .close(span, failure.as_ref(), vec![], vec![]);
         }
     }
 

@@ -10,7 +10,7 @@ use crate::trace::{Attributes, OpenSpan, SpanFailure, SpanKind, Tracer};
 
 #[derive(Debug, Default)]
 pub(crate) struct ExternalSpans {
-    open: HashMap<SpanId, (OpenSpan, bool)>,
+    open: HashMap<SpanId, OpenSpan>,
 }
 
 impl ExternalSpans {
@@ -30,9 +30,8 @@ impl ExternalSpans {
         } else {
             tracer.next_trace_id()
         };
-        let reported = tracer.enabled();
         let span = tracer.open(id, parent, kind, name, attributes, sensitive);
-        self.open.insert(id, (span, reported));
+        self.open.insert(id, span);
         id
     }
 
@@ -44,17 +43,15 @@ impl ExternalSpans {
         attributes: Attributes,
         sensitive: Attributes,
     ) -> Result<(), EvalError> {
-        let (span, reported) = self.open.remove(&id).ok_or(EvalError::Invariant(
+        let span = self.open.remove(&id).ok_or(EvalError::Invariant(
             "AML trace spans completed out of lifecycle order",
         ))?;
-        if reported {
-            tracer.close(span, failure, attributes, sensitive);
-        }
+        tracer.close(span, failure, attributes, sensitive);
         Ok(())
     }
 
     /// The parent recorded for an open span (point events repeat it).
     pub(crate) fn parent_of(&self, id: SpanId) -> Option<Option<SpanId>> {
-        self.open.get(&id).map(|(span, _)| span.parent)
+        self.open.get(&id).map(|span| span.parent)
     }
 }

@@ -15,7 +15,6 @@ pub(crate) enum Frame {
         identity: u32,
         kind: NodeKind,
         span: Option<OpenSpan>,
-        reported: bool,
     },
     /// A resource or action scope (Sandbox, Workspace, Script, File…): its subtree runs
     /// inside it, then the driver completes it (release, run, write) before it pops.
@@ -24,7 +23,6 @@ pub(crate) enum Frame {
     Scope {
         identity: u32,
         span: Option<OpenSpan>,
-        reported: bool,
         capture: Option<String>,
     },
     /// A primitive that collects its children's text into its own channel.
@@ -32,7 +30,6 @@ pub(crate) enum Frame {
         identity: u32,
         capture: Capture,
         span: Option<OpenSpan>,
-        reported: bool,
     },
 }
 

@@ -38,7 +38,6 @@ impl Task {
         } else {
             sh.tracer.next_trace_id()
         };
-        let reported = sh.tracer.enabled();
         let span = sh.tracer.open(
             id,
             parent,
@@ -51,7 +50,6 @@ impl Task {
         self.frames[top] = Frame::Scope {
             identity,
             span: Some(span),
-            reported,
             capture: entry.capture.then(String::new),
         };
         if entry.capture {
@@ -88,9 +86,7 @@ impl Task {
             );
         }
         if let Some(Frame::Scope {
-            span: Some(span),
-            reported: true,
-            ..
+            span: Some(span), ..
         }) = self.pop_frame()
         {
             sh.tracer.close(span, None, attributes, sensitive);

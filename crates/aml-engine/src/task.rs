@@ -155,17 +155,16 @@ impl Task {
         if let Some(error) = self.loop_placement(kind) {
             return self.reject(error, sh);
         }
-        let (span, reported, op) = match kind {
+        let (span, op) = match kind {
             NodeKind::Component => {
-                let reported = sh.tracer.enabled();
                 let parent = Some(self.current_span());
                 let id = sh.tracer.next_trace_id();
                 let span =
                     sh.tracer
                         .open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
-                (Some(span), reported, Op::Invoke)
+                (Some(span), Op::Invoke)
             }
-            NodeKind::Primitive(_) => (None, false, Op::Primitive),
+            NodeKind::Primitive(_) => (None, Op::Primitive),
         };
         self.active.insert(identity);
         if counted {
@@ -175,7 +174,6 @@ impl Task {
             identity,
             kind,
             span,
-            reported,
         });
         let op = self.loop_op(kind, op);
         self.step(op, sh)
@@ -210,11 +208,11 @@ impl Task {
                     .close_deferred(Some(failure), sh);
             }
             let Some(frame) = self.pop_frame() else { break };
-            if let Frame::Node { span, reported, .. }
-            | Frame::Capture { span, reported, .. }
-            | Frame::Scope { span, reported, .. } = frame
+            if let Frame::Node { span, .. }
+            | Frame::Capture { span, .. }
+            | Frame::Scope { span, .. } = frame
             {
-                if let (Some(span), true) = (span, reported) {
+                if let Some(span) = span {
                     sh.tracer.close(span, Some(failure), vec![], vec![]);
                 }
             }
@@ -350,9 +348,7 @@ impl Task {
                 Some(_) => {
                     let span = match self.pop_frame() {
                         Some(Frame::Node {
-                            span: Some(span),
-                            reported: true,
-                            ..
+                            span: Some(span), ..
                         }) => Some(span),
                         _ => None,
                     };

@@ -2,7 +2,9 @@
 //! turns into the public `AmlTraceEvent` objects (INVENTORY §2.2).
 //!
 //! Records are produced only while tracing is enabled (some listener exists), so a run
-//! without listeners pays for two counters and an `Instant` per span, nothing more.
+//! without listeners pays for two counters and an `Instant` per span, nothing more. Every
+//! open span keeps its identity (id, parent, kind, name) whether or not it was reported, so
+//! a listener that arrives while a span is open still receives its `span.end` (OBS-1).
 //! Sensitive attributes travel separately from metadata so the facade can build the
 //! redacted event and, only when a listener consents, the content event.
 
@@ -275,6 +277,7 @@ impl Tracer {
     }
 
     /// Closes a span; a failure adds `error.type` (metadata) and `error.message` (sensitive).
+    /// Reported when tracing is enabled now, even if it was not when the span opened.
     pub fn close(
         &mut self,
         span: OpenSpan,
@@ -387,5 +390,33 @@ mod tests {
         assert_eq!(json["attributes"]["error.type"], "TypeError");
         assert_eq!(json["sensitive"]["error.message"], "boom");
         assert!(json.get("parentSpanId").is_none());
+    }
+
+    #[test]
+    fn span_opened_untraced_reports_its_end_with_identity_once_tracing_is_on() {
+        let mut t = Tracer::default();
+        let parent = t.next_trace_id();
+        let id = t.next_span_id();
+        let s = t.open(
+            id,
+            Some(parent),
+            SpanKind::Agent,
+            "Agent".into(),
+            vec![],
+            vec![],
+        );
+        assert!(!t.has_pending());
+        t.set_enabled(true);
+        t.close(s, None, vec![], vec![]);
+        let records = t.drain();
+        assert_eq!(records.len(), 1);
+        let json = serde_json::to_value(&records[0]).unwrap();
+        assert_eq!(json["type"], "span.end");
+        assert_eq!(json["spanId"], "span-1");
+        assert_eq!(json["parentSpanId"], "trace-1");
+        assert_eq!(json["kind"], "agent");
+        assert_eq!(json["name"], "Agent");
+        assert_eq!(json["status"], "ok");
+        assert_eq!(json["sequence"], 1);
     }
 }

@@ -390,3 +390,37 @@ fn disabled_tracing_records_nothing() {
     assert!(run.records.is_empty());
     assert!(run.d.drain_trace().is_empty());
 }
+
+#[test]
+fn tracing_enabled_mid_run_reports_the_end_of_spans_already_open() {
+    let mut d = Domain::new(Limits::default());
+    d.open_root();
+    let t = d.new_task(None).unwrap();
+    let s = d.node(t, 1, NodeKind::Component, "Outer").unwrap();
+    assert!(!s.trace_pending);
+    // A listener arrives while trace-0 and trace-1 are open.
+    d.set_tracing(true);
+    let s = d.node(t, 2, NodeKind::Component, "Inner").unwrap();
+    assert!(s.trace_pending);
+    assert_eq!(d.text(t, "x").unwrap().height, 0);
+    d.finish(t).unwrap();
+    d.close_root(None);
+    let records: Vec<Value> = d
+        .drain_trace()
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
+    assert_eq!(
+        summary(&records),
+        [
+            "start trace-2<trace-1 Inner",
+            "end trace-2 ok",
+            "end trace-1 ok",
+            "end trace-0 ok"
+        ]
+    );
+    assert_eq!(records[2]["name"], "Outer");
+    assert_eq!(records[2]["parentSpanId"], "trace-0");
+    assert_eq!(records[2]["kind"], "component");
+    assert_eq!(records[3]["kind"], "evaluation");
+}
