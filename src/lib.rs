@@ -10,6 +10,7 @@ mod guard;
 pub mod json_schema;
 pub mod loop_state;
 pub mod native_scripted;
+mod panic_report;
 pub mod process;
 pub mod process_exec;
 mod process_pipe;
@@ -18,4 +19,6 @@ mod registry;
 pub mod scope;
 pub mod skill;
 pub mod spans;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 pub mod tool_dispatch;
