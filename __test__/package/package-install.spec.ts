@@ -2,8 +2,8 @@
 // addon package exactly as a release does (scripts/pack-release.js: release build without the
 // test hooks), install both tarballs into a fresh project outside the repository with no Rust
 // toolchain on the PATH, and use the package there as a consumer would: the README's quick
-// start and first workflow through tsx, the README's tsconfig under tsc, and a vitest spec on
-// @aml-jsx/sdk/testing.
+// start and first workflow through tsx, the README's tsconfig under tsc, the package's own
+// `aml run`, and a vitest spec on @aml-jsx/sdk/testing.
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -114,6 +114,7 @@ beforeAll(async () => {
   writeFileSync(join(project, "vitest.config.ts"), readmeBlock(readme, "### Testing with vitest or ava", "ts"))
   writeFileSync(join(project, "testing.spec.tsx"), CONSUMER_SPEC)
   writeFileSync(join(project, "hooks-check.mjs"), HOOKS_CHECK)
+  writeFileSync(join(project, "workflow.tsx"), CLI_WORKFLOW)
   const tools = ["vitest", "tsx", "typescript", "@types/node", "zod"].map((name) => `${name}@${devVersion(name)}`)
   const npm = process.platform === "win32" ? "npm.cmd" : "npm"
   const install = await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", tarballs.root, tarballs.platform, ...tools], 600_000)
@@ -177,6 +178,10 @@ describe("the packed package", () => {
     expect(await runOk(bin("tsx"), ["first-workflow.tsx"])).toBe('Summarize order A-42. -> {"id":"A-42","status":"paid"}\n')
   })
 
+  test("the package's `aml` command runs an exported TSX workflow", async () => {
+    expect(await runOk(bin("aml"), ["run", "workflow.tsx"])).toBe("HELLO, AML!\n")
+  })
+
   test("the README tsconfig type-checks both programs against the installed declarations", async () => {
     expect(await runOk(bin("tsc"), ["--noEmit", "-p", "tsconfig.programs.json"])).toBe("")
   })
@@ -206,6 +211,24 @@ describe("the packed package", () => {
     expect(readFileSync(contributorAddon).includes("panicForTest")).toBe(true)
   })
 })
+
+// A workflow file for `aml run`: the quick start's tree, exported instead of evaluated.
+const CLI_WORKFLOW = `import { evaluate, type AmlRenderable } from "@aml-jsx/sdk"
+
+function Greeting(props: { name: string }) {
+  return \`Hello, \${props.name}!\`
+}
+
+async function Shout(props: { children?: AmlRenderable }) {
+  return (await evaluate(props.children)).toUpperCase()
+}
+
+export default (
+  <Shout>
+    <Greeting name="AML" />
+  </Shout>
+)
+`
 
 // The consumer's vitest spec: the testing entry under a real runner.
 const CONSUMER_SPEC = `import { Agent, AmlRuntime } from "@aml-jsx/sdk"
