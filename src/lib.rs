@@ -22,3 +22,6 @@ pub mod spans;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;
 pub mod tool_dispatch;
+// Workspace, <File> and <Include> (docs/WORKSPACE.md).
+pub mod fs;
+pub mod workspace;
