@@ -16,6 +16,8 @@ export default defineConfig({
   },
   test: {
     include: ["__test__/**/*.spec.{ts,tsx}"],
+    // The package test packs and installs the release build: `npm run test:package`.
+    exclude: ["**/node_modules/**", "__test__/package/**"],
     // Weak threadsafe functions and AsyncLocalStorage misbehave in worker threads; forks
     // give each file a real process.
     pool: "forks",

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest"
 
 import { AmlRuntime, EvaluationError, evaluate } from "@aml-jsx/sdk"
 
-import { panicForTest } from "../lib/native.js"
+import { hookLocation, panicForTest } from "./support/native-test-hooks.js"
 import { rejection } from "./support/errors.js"
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -328,8 +328,8 @@ describe("Rust panics", () => {
       thrown = error
     }
     expect(thrown).toBeInstanceOf(Error)
-    expect(thrown.message).toContain("AML engine panicked")
-    expect(thrown.message).toContain("deliberate test panic")
+    // The hook keeps the panic's message and its source location (src/panic_report.rs).
+    expect(thrown.message).toBe(`AML engine panicked: deliberate test panic ${hookLocation('panic!("{message}")')}`)
     // The engine still works afterwards, repeatedly.
     expect(() => panicForTest("again")).toThrow(/AML engine panicked/)
     function Still() {

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url"
 
 import { expect, test } from "vitest"
 
-import { processPanicForTest } from "../lib/native.js"
+import { hookLocation, processPanicForTest } from "./support/native-test-hooks.js"
 
 const entry = fileURLToPath(new URL("../index.js", import.meta.url))
 const jsxEntry = fileURLToPath(new URL("../jsx-runtime/index.js", import.meta.url))
@@ -93,5 +93,12 @@ setTimeout(() => process.kill(process.pid, "SIGKILL"), 100)
 })
 
 test("a panic in the async process bridge rejects the promise", async () => {
-  await expect(processPanicForTest()).rejects.toThrow("AML engine panicked: async process panic")
+  const error = await processPanicForTest().then(
+    () => undefined,
+    (reason: unknown) => reason,
+  )
+  expect(error).toBeInstanceOf(Error)
+  expect((error as Error).message).toBe(
+    `AML engine panicked: async process panic ${hookLocation('panic!("async process panic")')}`,
+  )
 })

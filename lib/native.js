@@ -6,7 +6,7 @@
 // NativeEvaluation binds the handle once; V8 inlines these one-line forwarders.
 import * as binding from "../native/binding.js"
 
-export const { jsonSchemaProblem, liveDomains, panicForTest, primitiveKinds } = binding
+export const { jsonSchemaProblem, liveDomains, primitiveKinds } = binding
 
 // Process supervision (src/process*.rs): free functions over integer process handles.
 export const {
@@ -15,7 +15,6 @@ export const {
   processCloseStdin,
   processExec,
   processKill,
-  processPanicForTest,
   processRead,
   processRelease,
   processRuntimeStarted,

@@ -242,13 +242,6 @@ pub fn live_tasks(domain: u32) -> Result<u32> {
     guard(|| registry::with(domain, |d| Ok(d.live_tasks() as u32)))
 }
 
-/// Deliberately panics inside the guard. Exists so the test suite can prove that a Rust
-/// panic reaches JS as a thrown error instead of aborting Node.
-#[napi]
-pub fn panic_for_test(message: String) -> Result<()> {
-    guard(|| panic!("{message}"))
-}
-
 /// The primitive kinds in code order: `[kind, label]` pairs. The facade builds its marker
 /// table from this, so the engine stays the single source of truth.
 #[napi]

@@ -12,6 +12,7 @@ mod guard;
 pub mod json_schema;
 pub mod loop_state;
 pub mod native_scripted;
+mod panic_report;
 pub mod process;
 pub mod process_exec;
 mod process_pipe;
@@ -21,6 +22,8 @@ pub mod scope;
 pub mod skill;
 pub mod skill_files;
 pub mod spans;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 pub mod tool_dispatch;
 // Workspace, <File> and <Include> (docs/WORKSPACE.md).
 pub mod fs;

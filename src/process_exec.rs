@@ -74,13 +74,3 @@ pub fn process_exec(
 pub fn process_runtime_started() -> bool {
     crate::process_runtime::started()
 }
-
-fn explode() -> Result<()> {
-    panic!("async process panic")
-}
-
-/// Panics inside the async bridge (tests prove it becomes a rejected Promise).
-#[napi(ts_return_type = "Promise<void>")]
-pub fn process_panic_for_test(env: &Env) -> Result<Object<'_>> {
-    spawn_promise(env, async { explode() }, |_, ()| Ok(()))
-}

@@ -1,0 +1,73 @@
+// Static checks of an unpacked package directory: which files its JS and declarations
+// import, and which of those are missing. Used by package-install.spec.ts.
+import { builtinModules } from "node:module"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { dirname, join, relative } from "node:path"
+
+const PATTERNS = [
+  /\b(?:import|export)\s[^;"'`]*?\bfrom\s*["']([^"']+)["']/g,
+  /\bimport\s*["']([^"']+)["']/g,
+  /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  /\brequire\(\s*["']([^"']+)["']\s*\)/g,
+]
+
+/** Every module specifier written in `source`, in order of appearance per pattern. */
+export function specifiers(source: string): string[] {
+  const found: string[] = []
+  for (const pattern of PATTERNS) for (const match of source.matchAll(pattern)) found.push(match[1]!)
+  return found
+}
+
+/** All files under `dir`, as paths relative to it. */
+export function listFiles(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    return entry.isDirectory() ? listFiles(path, base) : [relative(base, path)]
+  })
+}
+
+// The napi loader's local fallbacks (`./aml-jsx-sdk.<triple>.node`, the WASI loader) are
+// optional by design: a contributor's checkout has them, an installed package does not.
+const OPTIONAL_LOADER_FILE = /^\.\/aml-jsx-sdk\.[\w.-]+\.(?:node|wasm|cjs)$/
+
+export interface ImportProblem {
+  file: string
+  specifier: string
+}
+
+/**
+ * Relative imports of the package's `.js` and `.d.ts` files that resolve to no file in
+ * `packageDir`, and bare imports that are neither Node built-ins, nor `allowedPackages`, nor
+ * the loader's `@aml-jsx/sdk-<triple>` platform packages.
+ */
+export function missingImports(packageDir: string, allowedPackages: readonly string[]): ImportProblem[] {
+  const problems: ImportProblem[] = []
+  for (const file of listFiles(packageDir).filter((name) => /\.(?:js|d\.ts)$/.test(name))) {
+    const source = readFileSync(join(packageDir, file), "utf8")
+    for (const specifier of specifiers(source)) {
+      if (specifier.startsWith(".")) {
+        if (file === join("native", "binding.js") && OPTIONAL_LOADER_FILE.test(specifier)) continue
+        const target = join(packageDir, dirname(file), specifier)
+        const candidates = file.endsWith(".d.ts") ? [target, target.replace(/\.js$/, ".d.ts")] : [target]
+        if (!candidates.some((candidate) => existsSync(candidate))) problems.push({ file, specifier })
+      } else {
+        const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!
+        const builtin = specifier.startsWith("node:") || builtinModules.includes(name)
+        const platformPackage = /^@aml-jsx\/sdk-[\w-]+(?:\/package\.json)?$/.test(specifier)
+        if (!builtin && !platformPackage && !allowedPackages.includes(name)) problems.push({ file, specifier })
+      }
+    }
+  }
+  return problems
+}
+
+/** The fenced code block of `language` that first follows `heading` in `markdown`. */
+export function readmeBlock(markdown: string, heading: string, language: string): string {
+  const at = markdown.indexOf(`\n${heading}\n`)
+  if (at < 0) throw new Error(`README has no heading ${heading}`)
+  const fence = "```"
+  const start = markdown.indexOf(`${fence}${language}\n`, at)
+  const end = markdown.indexOf(`\n${fence}`, start + 1)
+  if (start < 0 || end < 0) throw new Error(`README has no ${language} block after ${heading}`)
+  return `${markdown.slice(start + fence.length + language.length + 1, end)}\n`
+}
