@@ -1,6 +1,7 @@
 // Runs one benchmark group in this process: `node bench/group.js <name>`.
 const groups = {
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
+  cli: async () => (await import("./cli.js")).cliBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
   scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),

@@ -1,0 +1,116 @@
+// Command-line parsing for `aml` (INVENTORY CLI-1). Hand-written rather than CAC: the
+// grammar is one command with six options, and a dependency would cost cold start for no
+// gain. Messages follow CAC's, which the TypeScript CLI prints.
+
+/** Thrown for command-line mistakes; main() prints `aml: <message>` and exits 1. */
+export class CliUsageError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = "CliUsageError"
+  }
+}
+
+// name → whether the option takes a value. Short aliases map onto these names.
+const OPTIONS = new Map([
+  ["entry", true],
+  ["runtime-env-file", true],
+  ["trace", false],
+  ["capture-content", false],
+  ["json", false],
+  ["help", false],
+  ["version", false],
+])
+// CAC names an option by its declaration in "value is missing".
+const RAW_NAMES = { entry: "-e, --entry <name>", "runtime-env-file": "--runtime-env-file <file>" }
+const SHORT = new Map([
+  ["e", "entry"],
+  ["h", "help"],
+  ["v", "version"],
+])
+
+/**
+ * Parses `argv` (without node and the script) into
+ * `{ command, file, entry, runtimeEnvFile, trace, captureContent, json, help, version }`.
+ * Throws `CliUsageError` for unknown options, missing values and unknown commands.
+ */
+export function parseArgs(argv) {
+  const positionals = []
+  const values = new Map()
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1))
+      break
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg)
+      continue
+    }
+    const long = arg.startsWith("--")
+    const eq = arg.indexOf("=")
+    const raw = long ? arg.slice(2, eq === -1 ? undefined : eq) : arg.slice(1, eq === -1 ? undefined : eq)
+    // `-e` is the only short spelling with a value; grouped flags (`-hv`) are not supported.
+    const name = long ? raw : SHORT.get(raw)
+    if (name === undefined || !OPTIONS.has(name)) throw new CliUsageError(`Unknown option \`${arg.slice(0, eq === -1 ? undefined : eq)}\``)
+    if (!OPTIONS.get(name)) {
+      if (eq !== -1) throw new CliUsageError(`option \`--${name}\` does not take a value`)
+      values.set(name, true)
+      continue
+    }
+    let value
+    if (eq !== -1) value = arg.slice(eq + 1)
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith("-")) value = argv[++i]
+    if (value === undefined || value === "") throw new CliUsageError(`option \`${RAW_NAMES[name]}\` value is missing`)
+    // A repeated option keeps its last value, as most command-line tools do.
+    values.set(name, value)
+  }
+  const [command, file, ...rest] = positionals
+  const parsed = {
+    command,
+    file,
+    entry: values.get("entry"),
+    runtimeEnvFile: values.get("runtime-env-file"),
+    captureContent: values.get("capture-content") === true,
+    trace: values.get("trace") === true || values.get("capture-content") === true,
+    json: values.get("json") === true,
+    help: values.get("help") === true,
+    version: values.get("version") === true,
+  }
+  if (parsed.help || parsed.version) return parsed
+  if (command === undefined) return parsed
+  if (command !== "run") throw new CliUsageError(`unknown command: ${command}`)
+  if (file === undefined) throw new CliUsageError("missing required args for command `run <workflowFile>`")
+  if (rest.length > 0) throw new CliUsageError(`unexpected argument for command \`run <workflowFile>\`: ${rest[0]}`)
+  return parsed
+}
+
+const OPTION_HELP = `Options:
+  -e, --entry <name>          Select a named export
+  --runtime-env-file <file>   Apply an explicit env file last
+  --trace                     Write metadata-only trace events to stderr
+  --capture-content           Include sensitive content in trace output; implies --trace
+  --json                      Write a JSON success envelope to stdout
+  -h, --help                  Display this message
+  -v, --version               Display version number`
+
+/** CAC-shaped help text (the same for `aml --help` and `aml run --help`). */
+export function helpText(version) {
+  return `aml/${version}
+
+Usage:
+  $ aml run <workflowFile> [options]
+
+Commands:
+  run <workflowFile>  Load and evaluate one trusted TS, TSX, or JS AML workflow module
+
+For more info, run any command with the \`--help\` flag:
+  $ aml run --help
+
+${OPTION_HELP}
+`
+}
+
+/** CAC's version line: `aml/<version> <platform>-<arch> node-<version>`. */
+export function versionText(version) {
+  return `aml/${version} ${process.platform}-${process.arch} node-${process.version}\n`
+}
