@@ -55,6 +55,21 @@ export const {
   acpStateDirectoryRemove,
   liveAcpBridges,
   liveAcpSessions,
+
+// The native S3 Workspace store (src/s3_storage.rs): storages, leases and bodies by handle.
+export const {
+  s3BodyClose,
+  s3BodyNext,
+  s3LeaseDelete,
+  s3LeaseList,
+  s3LeaseRead,
+  s3LeaseRefresh,
+  s3LeaseRelease,
+  s3LeaseWrite,
+  s3LiveHandles,
+  s3StorageAcquire,
+  s3StorageClose,
+  s3StorageCreate,
 } = binding
 
 const {

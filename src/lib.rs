@@ -18,6 +18,7 @@ pub mod process_exec;
 mod process_pipe;
 mod process_runtime;
 mod registry;
+pub mod s3_storage;
 pub mod scope;
 pub mod skill;
 pub mod skill_files;

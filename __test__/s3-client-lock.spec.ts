@@ -1,0 +1,176 @@
+// The lock.json lease of the application-supplied S3Client path against moto.
+
+import { GetObjectCommand, PutObjectCommand, DeleteObjectCommand, type S3Client } from "@aws-sdk/client-s3"
+import { WorkspaceConflictError } from "@aml-jsx/sdk"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+// @ts-expect-error internal module without declarations
+import { createS3ClientStorage } from "../lib/s3-client-storage.js"
+import { expectExact, rejection } from "./support/errors.js"
+import { startMoto, type Moto } from "./support/moto.js"
+
+let moto: Moto
+beforeAll(async () => {
+  moto = await startMoto()
+}, 180_000)
+afterAll(async () => moto?.stop())
+
+const LOCK = "aml/workspaces/ws/lock.json"
+const request = { evaluationId: "e", id: "ws", lock: true, signal: new AbortController().signal }
+
+class Clock {
+  offset = 0
+  now = () => Date.now() + this.offset
+}
+
+async function setUp(options: { client?: S3Client; clock?: Clock; refreshMs?: number } = {}) {
+  const bucket = await moto.bucket()
+  const s3 = options.client ?? moto.client()
+  const make = (clock = options.clock ?? new Clock()) =>
+    createS3ClientStorage({
+      bucket,
+      client: s3,
+      prefix: "aml/workspaces",
+      testing: { clock, timings: { refreshMs: options.refreshMs ?? 300_000, staleMs: 1_200_000 } },
+    })
+  const lock = async () => {
+    try {
+      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: LOCK }))
+      return JSON.parse(await out.Body!.transformToString())
+    } catch (error: any) {
+      if (error.name === "NoSuchKey") return undefined
+      throw error
+    }
+  }
+  const putLock = (body: string) => s3.send(new PutObjectCommand({ Bucket: bucket, Key: LOCK, Body: body }))
+  return { bucket, s3, make, lock, putLock }
+}
+
+describe("S3 Workspace lock over an AWS SDK S3Client (moto)", () => {
+  it("writes {token, updatedAt}; a second owner gets WorkspaceConflictError; release deletes it", async () => {
+    const { make, lock } = await setUp()
+    const storage = make()
+    const lease = await storage.acquire(request)
+    const record = await lock()
+    expect(Object.keys(record)).toEqual(["token", "updatedAt"])
+    expect(new Date(record.updatedAt).toISOString()).toBe(record.updatedAt)
+    const conflict = await rejection(storage.acquire(request))
+    expectExact(conflict, WorkspaceConflictError, 'Workspace "ws" already has an active writer')
+    expect(WorkspaceConflictError.is(conflict, "ws")).toBe(true)
+    await (await storage.acquire({ ...request, lock: false })).release()
+    await lease.release()
+    await lease.release()
+    expect(await lock()).toBeUndefined()
+    await (await storage.acquire(request)).release()
+  })
+
+  it("renews on its interval (If-Match) and stays healthy", async () => {
+    const clock = new Clock()
+    const { make, lock } = await setUp({ clock, refreshMs: 50 })
+    const lease = await make().acquire(request)
+    const first = (await lock()).updatedAt
+    clock.offset += 1000
+    let renewed = false
+    // Hang guard only: the interval itself must write a later updatedAt.
+    for (let i = 0; i < 600 && !renewed; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      renewed = (await lock()).updatedAt > first
+    }
+    expect(renewed).toBe(true)
+    clock.offset += 19 * 60_000
+    await lease.read("workspace.json")
+    await lease.release()
+  })
+
+  it("takes over a stale lock; the old owner then finds it lost", async () => {
+    const oldClock = new Clock()
+    const { make, lock } = await setUp({ clock: oldClock })
+    const old = await make(oldClock).acquire(request)
+    const early = new Clock()
+    early.offset = 19 * 60_000
+    expect(WorkspaceConflictError.is(await rejection(make(early).acquire(request)), "ws")).toBe(true)
+    const late = new Clock()
+    late.offset = 21 * 60_000
+    const taker = await make(late).acquire(request)
+    const takerToken = (await lock()).token
+    // Until its lease is 20 minutes unrenewed the old owner cannot know; from then on every
+    // operation reports the loss, and release leaves the new owner's lock alone.
+    oldClock.offset = 6 * 60_000
+    const lost = 'S3 Workspace "ws" lock was lost'
+    await expect(old.read("workspace.json")).resolves.toBeUndefined()
+    oldClock.offset = 21 * 60_000
+    expectExact(await rejection(old.read("workspace.json")), Error, lost)
+    expectExact(await rejection(old.write("workspace.json", "{}")), Error, lost)
+    expectExact(await rejection(old.release()), Error, lost)
+    expect((await lock()).token).toBe(takerToken)
+    await taker.release()
+  })
+
+  it("reports a lock deleted by someone else as lost on release", async () => {
+    const { make, s3, bucket } = await setUp()
+    const lease = await make().acquire(request)
+    await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: LOCK }))
+    expectExact(await rejection(lease.release()), Error, 'S3 Workspace "ws" lock was lost')
+  })
+
+  it("checks the lock's contents", async () => {
+    const { make, putLock, lock } = await setUp()
+    const storage = make()
+    await putLock("not json")
+    expectExact(await rejection(storage.acquire(request)), Error, 'S3 Workspace "ws" lock is not valid JSON')
+    for (const invalid of ['{"token":1,"updatedAt":"2026-01-01T00:00:00.000Z"}', '{"token":"t","updatedAt":"soon"}', "[]", "null"]) {
+      await putLock(invalid)
+      expectExact(await rejection(storage.acquire(request)), Error, 'S3 Workspace "ws" lock is invalid')
+    }
+    await putLock(JSON.stringify({ token: "x".repeat(5000), updatedAt: "2026-01-01T00:00:00.000Z" }))
+    expectExact(await rejection(storage.acquire(request)), RangeError, "S3 Workspace lock exceeded 4096 bytes")
+    await putLock('{"token":"typescript-sdk-owner","updatedAt":"2020-01-01T00:00:00.000Z"}')
+    const lease = await storage.acquire(request)
+    expect((await lock()).token).not.toBe("typescript-sdk-owner")
+    await lease.release()
+  })
+
+  it("wraps provider failures with the documented lock messages and keeps the cause", async () => {
+    const s3 = moto.client()
+    let fail: ((input: any, name: string) => boolean) | undefined
+    let strip: string | undefined
+    s3.middlewareStack.add(
+      (next, context) => async (args: any) => {
+        if (fail?.(args.input, context.commandName!)) throw Object.assign(new Error("denied"), { name: "AccessDenied" })
+        const result: any = await next(args)
+        if (strip !== undefined && result.output) delete result.output[strip]
+        return result
+      },
+      { step: "initialize", name: "faults" },
+    )
+    const { make, putLock } = await setUp({ client: s3 })
+    const storage = make()
+    const cases: [typeof fail, string][] = [
+      [(_i, name) => name === "PutObjectCommand", 'S3 Workspace "ws" lock acquisition failed'],
+      [(_i, name) => name === "GetObjectCommand", 'S3 Workspace "ws" could not inspect its lock'],
+      [(input, name) => name === "PutObjectCommand" && input.IfMatch !== undefined, 'S3 Workspace "ws" could not replace its stale lock'],
+    ]
+    await putLock('{"token":"old","updatedAt":"2020-01-01T00:00:00.000Z"}')
+    for (const [rule, message] of cases) {
+      fail = rule
+      const error = await rejection(storage.acquire(request))
+      expectExact(error, Error, message)
+      expect(error.cause.name).toBe("AccessDenied")
+    }
+    fail = undefined
+    strip = "Body"
+    expectExact(await rejection(storage.acquire(request)), Error, "S3 Workspace lock did not contain a streaming body")
+    strip = "ETag"
+    expectExact(await rejection(storage.acquire(request)), Error, "S3 Workspace lock operation did not return an ETag")
+  })
+
+  it("16 contenders: exactly one holder", async () => {
+    const { make } = await setUp()
+    const storage = make()
+    const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => storage.acquire(request)))
+    const holders = outcomes.filter((o) => o.status === "fulfilled")
+    expect(holders).toHaveLength(1)
+    for (const o of outcomes) if (o.status === "rejected") expect(WorkspaceConflictError.is(o.reason, "ws")).toBe(true)
+    await (holders[0] as PromiseFulfilledResult<any>).value.release()
+  })
+})

@@ -1,0 +1,91 @@
+import { tmpdir } from "node:os"
+
+import { S3Client } from "@aws-sdk/client-s3"
+import { describe, expect, it } from "vitest"
+
+// @ts-expect-error internal module without declarations
+import { storageSegment } from "../lib/s3-keys.js"
+// @ts-expect-error internal module without declarations
+import { validateS3WorkspaceOptions } from "../lib/s3-workspace-options.js"
+import { expectExact } from "./support/errors.js"
+
+function thrown(run: () => unknown): any {
+  try {
+    run()
+  } catch (error) {
+    return error
+  }
+  throw new Error("expected a throw")
+}
+
+const client = new S3Client({ region: "us-east-1" })
+
+describe("s3Workspace options (BW-3)", () => {
+  it("applies the documented defaults", () => {
+    expect(validateS3WorkspaceOptions({ bucket: "b" })).toEqual({
+      bucket: "b",
+      client: undefined,
+      config: undefined,
+      format: "archive",
+      prefix: "aml/workspaces",
+      temporaryDirectory: tmpdir(),
+    })
+    const full = validateS3WorkspaceOptions({
+      bucket: "b",
+      client,
+      format: "folder",
+      maxArchiveBytes: 1,
+      maxEntries: 2,
+      maxExtractedBytes: 3,
+      prefix: "production/reviews",
+      temporaryDirectory: "/var/tmp",
+    })
+    expect(full).toMatchObject({ client, format: "folder", maxArchiveBytes: 1, maxEntries: 2, maxExtractedBytes: 3 })
+  })
+
+  const cases: [string, unknown, new (...a: any[]) => Error, string][] = [
+    ["not an object", "b", TypeError, "S3 Workspace options must be an object"],
+    ["null", null, TypeError, "S3 Workspace options must be an object"],
+    ["no bucket", {}, TypeError, "S3 Workspace bucket must be a non-empty normalized string"],
+    ["padded bucket", { bucket: " b" }, TypeError, "S3 Workspace bucket must be a non-empty normalized string"],
+    ["NUL bucket", { bucket: "b\0" }, TypeError, "S3 Workspace bucket must be a non-empty normalized string"],
+    ["both", { bucket: "b", client, config: {} }, TypeError, "S3 Workspace accepts client or config, not both"],
+    ["bad client", { bucket: "b", client: {} }, TypeError, "S3 Workspace client must be an S3Client"],
+    ["bad config", { bucket: "b", config: "us-east-1" }, TypeError, "S3 Workspace config must be an S3ClientConfig object"],
+    ["array config", { bucket: "b", config: [] }, TypeError, "S3 Workspace config must be an S3ClientConfig object"],
+    ["empty prefix", { bucket: "b", prefix: "" }, TypeError, "S3 Workspace prefix must be a non-empty normalized string"],
+    ["leading /", { bucket: "b", prefix: "/a" }, TypeError, "S3 Workspace prefix must not start or end with / or contain empty segments"],
+    ["trailing /", { bucket: "b", prefix: "a/" }, TypeError, "S3 Workspace prefix must not start or end with / or contain empty segments"],
+    ["empty segment", { bucket: "b", prefix: "a//b" }, TypeError, "S3 Workspace prefix must not start or end with / or contain empty segments"],
+    ["traversal", { bucket: "b", prefix: "a/../b" }, TypeError, "S3 Workspace prefix must not contain traversal segments"],
+    ["dot", { bucket: "b", prefix: "./a" }, TypeError, "S3 Workspace prefix must not contain traversal segments"],
+    ["format", { bucket: "b", format: "zip" }, TypeError, 'S3 Workspace format must be "archive" or "folder"'],
+    ["zero", { bucket: "b", maxArchiveBytes: 0 }, RangeError, "S3 Workspace maxArchiveBytes must be a positive safe integer"],
+    ["fraction", { bucket: "b", maxEntries: 1.5 }, RangeError, "S3 Workspace maxEntries must be a positive safe integer"],
+    ["unsafe", { bucket: "b", maxExtractedBytes: 2 ** 53 }, RangeError, "S3 Workspace maxExtractedBytes must be a positive safe integer"],
+    ["string limit", { bucket: "b", maxEntries: "5" }, RangeError, "S3 Workspace maxEntries must be a positive safe integer"],
+    ["temp", { bucket: "b", temporaryDirectory: "" }, TypeError, "S3 Workspace temporaryDirectory must be a non-empty normalized string"],
+    ["temp padded", { bucket: "b", temporaryDirectory: "/tmp " }, TypeError, "S3 Workspace temporaryDirectory must be a non-empty normalized string"],
+  ]
+  it.each(cases)("rejects %s", (_name, options, type, message) => {
+    expectExact(thrown(() => validateS3WorkspaceOptions(options)), type, message)
+  })
+
+  it("accepts any object with send() as a client (copies of the SDK, mocks)", () => {
+    const copy = { send: async () => ({}) }
+    expect(validateS3WorkspaceOptions({ bucket: "b", client: copy }).client).toBe(copy)
+  })
+})
+
+describe("storage segment (WP-2 rule, same as crates/aml-s3)", () => {
+  it("encodes like encodeURIComponent plus !'()* and the dot segments", () => {
+    expect(storageSegment("review-42_a.b~")).toBe("review-42_a.b~")
+    expect(storageSegment("!'()*")).toBe("%21%27%28%29%2A")
+    expect(storageSegment("a/b c")).toBe("a%2Fb%20c")
+    expect(storageSegment("é😀")).toBe("%C3%A9%F0%9F%98%80")
+    expect(storageSegment(".")).toBe("%2E")
+    expect(storageSegment("..")).toBe("%2E%2E")
+    expect(storageSegment("...")).toBe("...")
+    expectExact(thrown(() => storageSegment(" a")), TypeError, "Workspace storage id must be a non-empty normalized string")
+  })
+})

@@ -1,0 +1,43 @@
+//! Time for the lease, injectable so tests can age a lock without waiting 20 minutes.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+/// The wall clock the lease reads (`updatedAt` and staleness).
+pub trait Clock: Send + Sync + 'static {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The system clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// The fixed lease policy (BW-3): refreshed every 5 minutes, recoverable after 20 minutes
+/// without renewal. Only tests shorten it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockTimings {
+    pub refresh: Duration,
+    pub stale: Duration,
+}
+
+impl Default for LockTimings {
+    fn default() -> Self {
+        Self {
+            refresh: Duration::from_secs(5 * 60),
+            stale: Duration::from_secs(20 * 60),
+        }
+    }
+}
+
+/// `updatedAt` as JavaScript's `Date#toISOString()` writes it, so a TypeScript AML process
+/// reads our lock and we read its.
+pub fn iso(time: DateTime<Utc>) -> String {
+    time.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}

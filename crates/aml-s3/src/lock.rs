@@ -1,0 +1,325 @@
+//! The `lock.json` lease (BW-3): `{token, updatedAt}` created with `If-None-Match: *`,
+//! refreshed with `If-Match`, taken over with `If-Match` once `updatedAt` is older than the
+//! stale interval, read with a 4 KiB limit, and deleted on release after checking that the
+//! token is still ours. Its JSON shape is the TypeScript SDK's, so both exclude each other.
+
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::client::{ObjectClient, PutCondition, S3Error};
+use crate::clock::{iso, Clock, LockTimings};
+use crate::error::{workspace, StorageError, LOCK_NO_BODY, LOCK_NO_ETAG, LOCK_TOO_LARGE};
+
+/// The largest lock object read.
+pub const MAX_LOCK_BYTES: usize = 4096;
+
+/// Attempts when the lock vanishes between a failed create and its inspection.
+const ACQUIRE_ATTEMPTS: usize = 3;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LockBody<'a> {
+    token: &'a str,
+    updated_at: String,
+}
+
+/// A lock object as read back: what another owner wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LockRecord {
+    pub token: String,
+    pub updated_at: String,
+}
+
+struct Held {
+    etag: String,
+    refreshed: DateTime<Utc>,
+    lost: bool,
+}
+
+/// One held lease.
+pub struct Lease {
+    client: Arc<dyn ObjectClient>,
+    clock: Arc<dyn Clock>,
+    timings: LockTimings,
+    id: String,
+    key: String,
+    token: String,
+    held: Mutex<Held>,
+}
+
+fn body(token: &str, now: DateTime<Utc>) -> Bytes {
+    let text = serde_json::to_string(&LockBody {
+        token,
+        updated_at: iso(now),
+    })
+    .expect("lock JSON");
+    Bytes::from(text)
+}
+
+enum Inspected {
+    Missing,
+    Present { etag: String, record: LockRecord },
+}
+
+async fn inspect(
+    client: &dyn ObjectClient,
+    id: &str,
+    key: &str,
+) -> Result<Inspected, StorageError> {
+    let fetched = match client.get(key).await {
+        Ok(None) => return Ok(Inspected::Missing),
+        Ok(Some(fetched)) => fetched,
+        Err(error) => {
+            return Err(StorageError::caused(
+                workspace(id, "could not inspect its lock"),
+                &error,
+            ))
+        }
+    };
+    let mut stream = fetched
+        .body
+        .ok_or_else(|| StorageError::error(LOCK_NO_BODY))?;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|error| {
+            StorageError::caused(workspace(id, "could not inspect its lock"), &error)
+        })?;
+        if bytes.len() + chunk.len() > MAX_LOCK_BYTES {
+            return Err(StorageError::range(LOCK_TOO_LARGE));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    let etag = fetched
+        .etag
+        .ok_or_else(|| StorageError::error(LOCK_NO_ETAG))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|_| StorageError::error(workspace(id, "lock is not valid JSON")))?;
+    let record =
+        parse_record(value).ok_or_else(|| StorageError::error(workspace(id, "lock is invalid")))?;
+    Ok(Inspected::Present { etag, record })
+}
+
+/// A lock is `{token: non-empty string, updatedAt: ISO date}`; anything else is invalid.
+fn parse_record(value: serde_json::Value) -> Option<LockRecord> {
+    let record: LockRecord = serde_json::from_value(value).ok()?;
+    if record.token.is_empty() || DateTime::parse_from_rfc3339(&record.updated_at).is_err() {
+        return None;
+    }
+    Some(record)
+}
+
+impl Lease {
+    /// Takes the lease of Workspace `id` at `key`, or fails with `Conflict` when a healthy
+    /// owner holds it.
+    pub async fn acquire(
+        client: Arc<dyn ObjectClient>,
+        clock: Arc<dyn Clock>,
+        timings: LockTimings,
+        id: &str,
+        key: String,
+    ) -> Result<Lease, StorageError> {
+        let token = uuid::Uuid::new_v4().to_string();
+        for _ in 0..ACQUIRE_ATTEMPTS {
+            let now = clock.now();
+            match client
+                .put(
+                    &key,
+                    body(&token, now),
+                    &PutCondition::Absent,
+                    Some("application/json"),
+                )
+                .await
+            {
+                Ok(etag) => {
+                    return Self::held(client, clock, timings, id, key, token, etag, now).await
+                }
+                Err(S3Error::PreconditionFailed(_)) => {}
+                Err(error) => {
+                    return Err(StorageError::caused(
+                        workspace(id, "lock acquisition failed"),
+                        &error,
+                    ))
+                }
+            }
+            let (etag, record) = match inspect(client.as_ref(), id, &key).await? {
+                Inspected::Missing => continue,
+                Inspected::Present { etag, record } => (etag, record),
+            };
+            let updated = DateTime::parse_from_rfc3339(&record.updated_at)
+                .expect("checked")
+                .with_timezone(&Utc);
+            let now = clock.now();
+            if now
+                .signed_duration_since(updated)
+                .to_std()
+                .map_or(true, |age| age <= timings.stale)
+            {
+                return Err(StorageError::Conflict {
+                    workspace_id: id.to_string(),
+                });
+            }
+            let condition = PutCondition::Matches(etag);
+            return match client
+                .put(
+                    &key,
+                    body(&token, now),
+                    &condition,
+                    Some("application/json"),
+                )
+                .await
+            {
+                Ok(etag) => Self::held(client, clock, timings, id, key, token, etag, now).await,
+                Err(S3Error::PreconditionFailed(_)) => Err(StorageError::Conflict {
+                    workspace_id: id.to_string(),
+                }),
+                Err(error) => Err(StorageError::caused(
+                    workspace(id, "could not replace its stale lock"),
+                    &error,
+                )),
+            };
+        }
+        Err(StorageError::Conflict {
+            workspace_id: id.to_string(),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn held(
+        client: Arc<dyn ObjectClient>,
+        clock: Arc<dyn Clock>,
+        timings: LockTimings,
+        id: &str,
+        key: String,
+        token: String,
+        etag: Option<String>,
+        now: DateTime<Utc>,
+    ) -> Result<Lease, StorageError> {
+        let Some(etag) = etag else {
+            // We own an object we cannot refresh or verify: give it back.
+            let _ = client.delete(&key).await;
+            return Err(StorageError::error(LOCK_NO_ETAG));
+        };
+        let held = Mutex::new(Held {
+            etag,
+            refreshed: now,
+            lost: false,
+        });
+        Ok(Lease {
+            client,
+            clock,
+            timings,
+            id: id.to_string(),
+            key,
+            token,
+            held,
+        })
+    }
+
+    /// The lease token written into `lock.json`.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Whether the lease can no longer be trusted: a refresh found another version, or no
+    /// refresh succeeded for the stale interval (another process may take it over then).
+    pub fn is_lost(&self) -> bool {
+        let held = self.held.lock().expect("lease state");
+        held.lost
+            || self
+                .clock
+                .now()
+                .signed_duration_since(held.refreshed)
+                .to_std()
+                .is_ok_and(|age| age > self.timings.stale)
+    }
+
+    /// `Err(lock was lost)` once [`Lease::is_lost`].
+    pub fn check(&self) -> Result<(), StorageError> {
+        if self.is_lost() {
+            return Err(StorageError::error(workspace(&self.id, "lock was lost")));
+        }
+        Ok(())
+    }
+
+    /// One renewal (`If-Match` on the last version). A failed condition loses the lease; a
+    /// transport failure leaves it to the next renewal (and to the stale bound).
+    pub async fn refresh(&self) -> Result<(), StorageError> {
+        let etag = {
+            let held = self.held.lock().expect("lease state");
+            if held.lost {
+                return Err(StorageError::error(workspace(&self.id, "lock was lost")));
+            }
+            held.etag.clone()
+        };
+        let now = self.clock.now();
+        let condition = PutCondition::Matches(etag);
+        let outcome = self
+            .client
+            .put(
+                &self.key,
+                body(&self.token, now),
+                &condition,
+                Some("application/json"),
+            )
+            .await;
+        let mut held = self.held.lock().expect("lease state");
+        match outcome {
+            Ok(Some(etag)) => {
+                held.etag = etag;
+                held.refreshed = now;
+                Ok(())
+            }
+            Ok(None) => {
+                held.lost = true;
+                Err(StorageError::error(LOCK_NO_ETAG))
+            }
+            Err(S3Error::PreconditionFailed(_)) => {
+                held.lost = true;
+                Err(StorageError::error(workspace(&self.id, "lock was lost")))
+            }
+            Err(error) => Err(StorageError::s3(&error)),
+        }
+    }
+
+    /// Renews every `refresh` interval until the lease is lost or the task is aborted.
+    pub async fn heartbeat(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(self.timings.refresh).await;
+            if self.refresh().await.is_err() && self.held.lock().expect("lease state").lost {
+                return;
+            }
+        }
+    }
+
+    /// Reads the lock back and deletes it when the token is still ours; otherwise the lease
+    /// was lost.
+    pub async fn release(&self) -> Result<(), StorageError> {
+        let lost = || StorageError::error(workspace(&self.id, "lock was lost"));
+        match inspect(self.client.as_ref(), &self.id, &self.key).await {
+            Ok(Inspected::Present { record, .. }) if record.token == self.token => {}
+            Ok(_) => return Err(lost()),
+            Err(StorageError::Failed {
+                message,
+                cause,
+                class,
+            }) if message.contains("could not inspect") => {
+                return Err(StorageError::Failed {
+                    message,
+                    cause,
+                    class,
+                });
+            }
+            Err(_) => return Err(lost()),
+        }
+        self.held.lock().expect("lease state").lost = true;
+        self.client
+            .delete(&self.key)
+            .await
+            .map_err(|error| StorageError::s3(&error))
+    }
+}
