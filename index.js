@@ -26,6 +26,7 @@ export {
   Tool,
   Workspace,
 } from "./lib/primitives.js"
+export { createOpenTelemetryTracer } from "./lib/otel-tracer.js"
 export { ProcessSignalCancellation } from "./lib/process-signal-cancellation.js"
 export { AmlRuntime } from "./lib/runtime.js"
 export { AbstractSandboxProvider, SandboxCommand, defineSandboxProvider } from "./lib/sandbox-provider.js"

@@ -6,6 +6,7 @@ import { createObservability, observabilityServices, structuredOutputServices } 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { withStagedSkills } from "./skill-staging.js"
+import { inSpan } from "./span-runner.js"
 import { grantedTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
@@ -76,7 +77,11 @@ export function sandboxHandshake(domain, task, entry) {
 async function callAgentProvider(domain, provider, request, context, label) {
   const signal = domain.signal
   try {
-    return await domain.awaitProvider(masked(invoke, provider, request, context))
+    const running =
+      domain.spanRunner === undefined
+        ? masked(invoke, provider, request, context)
+        : inSpan(domain, request.trace.spanId, () => masked(invoke, provider, request, context))
+    return await domain.awaitProvider(running)
   } catch (error) {
     if (signal.aborted && error === signal.reason) throw error
     throw new EvaluationError(`${label} failed`, { cause: error })

@@ -7,6 +7,7 @@
 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
+import { inSpan } from "./span-runner.js"
 import { jsonText } from "./stable-json.js"
 
 /** Settles like `promise`, or rejects with the reason as soon as `signal` aborts. */
@@ -63,7 +64,11 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
   try {
     if (inputError !== undefined) throw inputError
     if (signal.aborted) throw signal.reason
-    const running = masked(port.invoke, snapshot, Object.freeze({ signal, trace }))
+    const executionContext = Object.freeze({ signal, trace })
+    const running =
+      domain.spanRunner === undefined
+        ? masked(port.invoke, snapshot, executionContext)
+        : inSpan(domain, spanId, () => masked(port.invoke, snapshot, executionContext))
     // The evaluation's signal is raced through the domain's one abort listener, so many
     // concurrent calls do not pile listeners onto the caller's signal.
     output = await (signal === domain.signal ? domain.race(running) : raceSignal(running, signal))
