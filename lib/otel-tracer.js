@@ -11,6 +11,16 @@ import { SPAN_RUNNER } from "./span-runner.js"
 /** Component names that say nothing about what an Agent inside them is for. */
 const GENERIC_COMPONENTS = new Set(["AnonymousComponent", "Fragment"])
 
+/**
+ * Epoch milliseconds with sub-millisecond precision. AML dispatches each event synchronously
+ * as it happens, so this is the event's time; its `timestamp` is `Date.now()`, whose whole
+ * milliseconds would misorder AML spans against spans the application starts in between.
+ */
+const origin = performance.timeOrigin
+function now() {
+  return origin + performance.now()
+}
+
 function readOptions(options) {
   const captureContent = options?.captureContent
   if (captureContent !== undefined && typeof captureContent !== "boolean") {
@@ -57,12 +67,13 @@ export function createOpenTelemetryTracer(options) {
     const parentContext = parent === undefined ? run.context : contextOf(run, parent)
     const { kind, name } = event
     const agentName = kind === "component" && !GENERIC_COMPONENTS.has(name) ? name : parent?.agentName
+    const start = now()
     const span = tracer.startSpan(
       spanName(kind, name, agentName),
-      { attributes: startAttributes(event, agentName), kind: SpanKind.INTERNAL, startTime: event.timestamp },
+      { attributes: startAttributes(event, agentName), kind: SpanKind.INTERNAL, startTime: start },
       parentContext,
     )
-    run.spans.set(event.spanId, { agentName, context: undefined, span, start: event.timestamp })
+    run.spans.set(event.spanId, { agentName, context: undefined, span, start })
   }
 
   function ended(event) {
@@ -75,7 +86,8 @@ export function createOpenTelemetryTracer(options) {
     span.setAttributes(endAttributes(event))
     if (event.status === "error") {
       const type = errorType(event)
-      // `error.message` is a sensitive AML attribute: only a content-capturing listener has it.
+      // AML's duration (performance.now() based) is authoritative for the end time.
+    // `error.message` is a sensitive AML attribute: only a content-capturing listener has it.
       const message = event.attributes["error.message"]
       const exception = { "exception.type": type }
       if (typeof message === "string") exception["exception.message"] = message
@@ -88,7 +100,7 @@ export function createOpenTelemetryTracer(options) {
 
   function pointEvent(event) {
     const record = runs.get(event.runId)?.spans.get(event.spanId)
-    if (record !== undefined) record.span.addEvent(event.name, copyAmlAttributes({}, event.attributes), event.timestamp)
+    if (record !== undefined) record.span.addEvent(event.name, copyAmlAttributes({}, event.attributes), now())
   }
 
   function listener(event) {
