@@ -361,6 +361,7 @@ export type AmlTraceSpanKind =
   | "sandbox"
   | "script"
   | "workspace"
+  | "include"
 
 /** Names of point (`type: "event"`) trace events. */
 export type AmlTraceEventName =
@@ -1078,6 +1079,18 @@ export interface WorkspaceProvider<Handle = unknown> {
   acquire(request: WorkspaceAcquireRequest): Promise<WorkspaceLease<Handle>>
 }
 
+/**
+ * Validates a Workspace provider (the `AmlRuntime` `workspaceProvider` TypeErrors) and
+ * returns the same object shallow-frozen. Performs no I/O.
+ *
+ * @throws {TypeError} `Workspace provider must be an object`, `Workspace provider name must
+ *   be a non-empty string`, `Workspace provider name must already be normalized`, `Workspace
+ *   provider acquire must be a function`.
+ */
+export declare function defineWorkspaceProvider<const Provider extends WorkspaceProvider>(
+  provider: Provider,
+): Readonly<Provider>
+
 // ---------------------------------------------------------------------------------------
 // Primitive props
 // ---------------------------------------------------------------------------------------
@@ -1310,9 +1323,18 @@ export declare function Tool(props: ToolProps): never
 export declare function Mcp(props: McpProps): never
 /** Reusable instruction text, inline and/or read from a local file. */
 export declare function Skill(props: SkillProps): never
-/** Writes resolved text to a file in the active Workspace or Sandbox; adds no text. */
+/**
+ * Atomically replaces one UTF-8 file on the nearest active filesystem — a read-write
+ * Sandbox guest, else the Workspace materialization — with the resolved children or the
+ * application file `src`; adds no text. Symlinked or non-directory parents and non-regular
+ * destinations are refused (see docs/WORKSPACE.md for every message).
+ */
 export declare function File(props: FileProps): never
-/** Inlines a file's UTF-8 content, or stages a reference when it is too large. */
+/**
+ * Inlines one UTF-8 file (`path` on the nearest active filesystem, or the application file
+ * `src`). Above `maxBytes` (default: no limit) it puts a read instruction with size and line
+ * metadata in the containing Agent instead, staging the file for that Agent's call.
+ */
 export declare function Include(props: IncludeProps): never
 /** Repeats one Agent over validated state until the state stops changing (draft). */
 export declare function Loop<Schema extends StandardSchemaV1<unknown, Record<string, unknown>>>(
@@ -1324,7 +1346,11 @@ export declare function Parallel(props: ParallelProps): never
 export declare function Sandbox(props: SandboxProps): never
 /** Runs a command or shell source on the host or in the active Sandbox; adds its stdout. */
 export declare function Script(props: ScriptProps): never
-/** Materializes the evaluation's one durable Workspace around its descendants. */
+/**
+ * Materializes the evaluation's one durable Workspace around its descendants: one
+ * `acquire()`, then save (per `save`, never after cancellation) and release exactly once
+ * after the subtree settles. It must be the top-level resource boundary.
+ */
 export declare function Workspace(props: WorkspaceProps): never
 
 export {}

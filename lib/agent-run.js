@@ -110,7 +110,9 @@ export async function runAgent(domain, task, entry, structured) {
   request.prompt = plan[2]
   const skillRefs = domain.skills.length === 0 ? EMPTY : native.agentSkills(task)
   // Only with a package <Skill> (skill.js), so requests without one keep their shape.
-  if (skillRefs.length > 0) request.skills = Object.freeze(skillRefs.map((ref) => domain.skills[ref].entry))
+  // Staged oversized <Include> files (include.js) share the staging but are not Skills.
+  const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
+  if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
   request.system = plan[3]
   const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
   // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).

@@ -87,6 +87,10 @@ const {
   withdrawAgent,
 } = binding
 
+// Workspace, <File>, <Include> (src/workspace.rs, src/fs.rs): confined file operations.
+export const { fsReadFile, fsWriteFile } = binding
+const { claimWorkspace, primitiveChannel } = binding
+
 export class NativeEvaluation {
   constructor(limits, allowedTools, system, allowedMcpServers = null) {
     this.id = domainCreate(limits, allowedTools, system, allowedMcpServers)
@@ -223,6 +227,14 @@ export class NativeEvaluation {
   }
   drainAgentQueue() {
     return drainAgentQueue(this.id)
+  }
+  /** null, or the `<Workspace>` placement error (crates/aml-engine/src/workspace.rs). */
+  claimWorkspace(task) {
+    return claimWorkspace(this.id, task)
+  }
+  /** "root", "agent" or "text": the channel the primitive on top writes into. */
+  channel(task) {
+    return primitiveChannel(this.id, task)
   }
   openSpan(kind, name, parent, resource, attributes, sensitive) {
     return openSpan(this.id, kind, name, parent, resource, attributes, sensitive)

@@ -15,6 +15,9 @@ import { enterSandbox } from "./sandbox.js"
 import { enterScript } from "./script.js"
 import { enterSkill } from "./skill.js"
 import { toolPort } from "./tool-registry.js"
+import { enterWorkspace } from "./workspace.js"
+import { enterFile } from "./file.js"
+import { enterInclude } from "./include.js"
 
 function grantTool(domain, task, props) {
   if (props.children !== undefined) throw new EvaluationError("<Tool> does not accept children")
@@ -97,6 +100,12 @@ export function enterPrimitive(domain, task, node, slot) {
       return enterScript(domain, task, node, slot)
     case "skill":
       return enterSkill(domain, task, node, slot)
+    case "workspace":
+      return enterWorkspace(domain, task, node.props, slot)
+    case "file":
+      return enterFile(domain, task, node, slot)
+    case "include":
+      return enterInclude(domain, task, node, slot)
     default:
       throw new EvaluationError(`<${PRIMITIVE_LABELS[kind]}> is not implemented by this build of @aml-jsx/sdk yet`)
   }

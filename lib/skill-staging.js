@@ -28,7 +28,9 @@ async function stage(domain, pkg, created) {
     }
   } catch (cause) {
     if (domain.signal.aborted) throw domain.signal.reason
-    throw new EvaluationError(`<Skill> could not stage package "${pkg.entry.name}" at "${path}"`, { cause })
+    // Oversized <Include> files share this staging (include.js) and say so.
+    const what = pkg.include ? `<Include> could not stage "${pkg.staged}"` : `<Skill> could not stage package "${pkg.entry.name}" at "${path}"`
+    throw new EvaluationError(what, { cause })
   }
   // The snapshot was used once; the staged copy is what the Agent reads from now on.
   pkg.dirs = undefined

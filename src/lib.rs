@@ -19,3 +19,6 @@ pub mod scope;
 pub mod skill;
 pub mod spans;
 pub mod tool_dispatch;
+// Workspace, <File> and <Include> (docs/WORKSPACE.md).
+pub mod fs;
+pub mod workspace;

@@ -12,6 +12,10 @@ import type {
   SandboxProcess,
   SandboxProvider,
   SandboxSession,
+  WorkspaceAcquireRequest,
+  WorkspaceLease,
+  WorkspaceProvider,
+  WorkspaceSaveRequest,
 } from "../index.js"
 
 /**
@@ -205,3 +209,64 @@ export interface NativeScriptedProvider extends AgentProvider {
  *   `{ tool: string, input }` objects.
  */
 export declare function nativeScriptedProvider(plan: NativeScriptPlan): NativeScriptedProvider
+
+/** The default handle of a {@link DeterministicWorkspaceProvider} lease. */
+export interface DeterministicWorkspaceHandle {
+  /** 1-based acquisition number; the lease id is `${name}-${acquisition}`. */
+  readonly acquisition: number
+  readonly kind: "deterministic-workspace"
+  readonly request: WorkspaceAcquireRequest
+}
+
+/** Options and hooks of a {@link DeterministicWorkspaceProvider}. */
+export interface DeterministicWorkspaceProviderOptions<Handle = DeterministicWorkspaceHandle> {
+  /** Builds the lease handle; defaults to a frozen {@link DeterministicWorkspaceHandle}. */
+  createHandle?: (request: WorkspaceAcquireRequest, acquisition: number) => Handle | Promise<Handle>
+  /** The lease directory, fixed or per acquisition; defaults to `"/deterministic-workspace"`. */
+  directory?: string | ((request: WorkspaceAcquireRequest, acquisition: number) => string | Promise<string>)
+  /** Provider name; defaults to `"deterministic-workspace"`. Must be non-empty and normalized. */
+  name?: string
+  /** Runs once when a lease is released. */
+  release?: (handle: Handle, leaseId: string) => void | Promise<void>
+  /** Runs on every `save()`; the lease id is recorded in `saves` once it resolves. */
+  save?: (request: WorkspaceSaveRequest | undefined, handle: Handle, leaseId: string) => void | Promise<void>
+}
+
+/**
+ * A Workspace provider that stores nothing: it records acquisitions, saves and releases
+ * and enforces one active locking writer per Workspace id.
+ *
+ * @example
+ * const workspace = new DeterministicWorkspaceProvider({ directory: "/workspace/review-42" })
+ */
+export declare class DeterministicWorkspaceProvider<Handle = DeterministicWorkspaceHandle>
+  implements WorkspaceProvider<Handle>
+{
+  /** @throws {TypeError} `Deterministic Workspace provider name must be non-empty and normalized`. */
+  constructor(options?: DeterministicWorkspaceProviderOptions<Handle>)
+  readonly name: string
+  /** A frozen snapshot of the acquisition requests, in order. */
+  get acquisitions(): readonly WorkspaceAcquireRequest[]
+  /** A frozen snapshot of the lease ids whose save succeeded, in save order. */
+  get saves(): readonly string[]
+  /** A frozen snapshot of the released lease ids, in release order. */
+  get releases(): readonly string[]
+  /**
+   * Rejects an aborted signal with its reason, and a second locking acquisition of an
+   * active id with `WorkspaceConflictError`; `release()` is memoised.
+   */
+  acquire(request: WorkspaceAcquireRequest): Promise<WorkspaceLease<Handle>>
+}
+
+/**
+ * Checks the portable Workspace provider contract: a locked acquisition of
+ * `"conformance-workspace"` whose lease passes the runtime's validation, refusal of a
+ * concurrent second writer with `WorkspaceConflictError`, save and release, then a restoring
+ * acquisition with save and release. Leases are always released.
+ *
+ * @throws {TypeError} `Workspace provider "<name>" allowed concurrent writers for "conformance-workspace"`,
+ *   and the `<Workspace>` lease TypeErrors.
+ * @throws {AggregateError} `Workspace provider "<name>" allowed concurrent writers and cleanup failed`,
+ *   `Workspace provider "<name>" failed conformance and cleanup`, `Workspace provider failed persistence and cleanup`.
+ */
+export declare function workspaceProviderConformance(provider: WorkspaceProvider): Promise<void>

@@ -5,6 +5,7 @@ import { captureAgentProvider } from "../lib/provider-shape.js"
 
 export { DeterministicSandboxProvider, sandboxProviderConformance } from "./sandbox.js"
 export { nativeScriptedProvider } from "./native-scripted-provider.js"
+export { DeterministicWorkspaceProvider, workspaceProviderConformance } from "./workspace.js"
 
 const DEFAULT_RESPOND = (request) => ({ text: request.prompt })
 

@@ -62,6 +62,12 @@ pub enum EvalError {
     /// `(limit, Loop name, iteration)`.
     #[error("AML evaluation exceeded maxStateTransitions {0} at Loop \"{1}\" iteration {2}")]
     MaxStateTransitions(u64, String, u64),
+    /// A second `<Workspace>` in one domain (root and nested `evaluate()` tasks alike).
+    #[error("An AML evaluation may contain at most one <Workspace>")]
+    SecondWorkspace,
+    /// A `<Workspace>` below a scope, an Agent channel or a scope's private input.
+    #[error("<Workspace> must be a top-level resource boundary")]
+    WorkspaceNotTopLevel,
     /// A driver broke the protocol (RT-5 style invariant); reachable only on bugs.
     #[error("{0}")]
     Invariant(&'static str),

@@ -29,6 +29,7 @@ mod span_id;
 mod step;
 mod task;
 pub mod trace;
+mod workspace;
 
 pub use agent::AgentEntry;
 pub use capture::{AgentPlan, McpGrant, McpKind, ToolGrant};
@@ -46,3 +47,4 @@ pub use span_id::SpanId;
 pub use step::{Op, Step, TRACE_PENDING};
 pub use task::NodeKind;
 pub use trace::{attributes_from_json, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord};
+pub use workspace::Channel;

@@ -17,4 +17,6 @@ pub(crate) struct Shared {
     pub allowed_mcp_servers: Option<Vec<String>>,
     /// The runtime `system` option, trimmed.
     pub runtime_system: String,
+    /// A `<Workspace>` has been entered in this domain (at most one per evaluation).
+    pub workspace_claimed: bool,
 }

@@ -54,6 +54,10 @@ pub(crate) struct Task {
     /// A `<Loop>` render task: the facade's reference of the iteration's `aml_set_state`
     /// Tool, granted to the one selected Agent (loop_render.rs).
     pub(crate) loop_tool: Option<u32>,
+    /// This task's values land in the root text channel with no scope or Agent around them:
+    /// the root task, or a nested task created where its parent was itself top-level
+    /// (workspace.rs).
+    pub(crate) top_level: bool,
 }
 
 impl Task {
@@ -75,6 +79,7 @@ impl Task {
             structured: false,
             agents: 0,
             loop_tool: None,
+            top_level: true,
         }
     }
 
@@ -82,7 +87,9 @@ impl Task {
     pub(crate) fn child(&self) -> Task {
         let mut ids: Vec<u32> = self.inherited.to_vec();
         ids.extend(self.active.iter().copied());
-        Task::with_base(Arc::from(ids), self.depth(), self.current_span())
+        let mut child = Task::with_base(Arc::from(ids), self.depth(), self.current_span());
+        child.top_level = self.top_level && self.frames_are_top_level(self.frames.len());
+        child
     }
 
     pub(crate) fn depth(&self) -> u64 {

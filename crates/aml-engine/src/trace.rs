@@ -27,6 +27,7 @@ pub enum SpanKind {
     Script,
     Workspace,
     Parallel,
+    Include,
 }
 
 impl SpanKind {
@@ -45,6 +46,7 @@ impl SpanKind {
             "script" => Script,
             "workspace" => Workspace,
             "parallel" => Parallel,
+            "include" => Include,
             _ => return None,
         })
     }

@@ -1,0 +1,73 @@
+//! Confined file access beneath a materialization root, for `<File>` and `<Include path>`.
+//!
+//! Every operation walks the portable path one segment at a time from a directory file
+//! descriptor of the root (`openat` with `O_NOFOLLOW | O_DIRECTORY`), so a symlinked or
+//! non-directory parent is refused instead of followed, and a parent swapped for a symlink
+//! after the check cannot redirect the write: the final operation is relative to a
+//! descriptor of a directory that was verified beneath the root. The root itself is trusted
+//! (it is the provider's materialization and may be reached through symlinks).
+//!
+//! Writes go to `.aml-file-<uuid>.tmp` in the destination's directory, created exclusively
+//! and renamed over the destination, so a reader sees the old or the new content, never a
+//! torn one. The temporary file is removed on every failure path.
+
+mod path;
+mod walk;
+
+use std::io;
+use std::path::Path;
+
+pub use path::{portable_segments, PathError};
+
+/// A failed confined operation.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    /// The portable path itself is unusable (empty, absolute, traversal, NUL…).
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// A parent segment is a symlink or not a directory; carries the portable prefix
+    /// up to and including that segment (`"a/b"`).
+    #[error("parent \"{0}\" is not a directory")]
+    ParentNotDirectory(String),
+    /// The destination is a symlink, a directory or another non-regular entry.
+    #[error("destination must be a regular file")]
+    NotRegularFile,
+    /// Any other I/O failure (missing file, permissions, full disk…).
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// The POSIX name of an I/O error's errno (`"ENOENT"`…), as Node spells `error.code`.
+pub fn errno_code(error: &io::Error) -> Option<&'static str> {
+    Some(match error.raw_os_error()? {
+        libc::ENOENT => "ENOENT",
+        libc::EACCES => "EACCES",
+        libc::EPERM => "EPERM",
+        libc::ENOSPC => "ENOSPC",
+        libc::EDQUOT => "EDQUOT",
+        libc::EROFS => "EROFS",
+        libc::EISDIR => "EISDIR",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::EEXIST => "EEXIST",
+        libc::ENAMETOOLONG => "ENAMETOOLONG",
+        libc::EIO => "EIO",
+        libc::EMFILE => "EMFILE",
+        _ => return None,
+    })
+}
+
+/// Replaces `path` (portable, relative to `root`) with `content`, creating missing parents.
+pub fn write_file(root: &Path, path: &str, content: &[u8]) -> Result<(), FsError> {
+    let (parents, name) = portable_segments(path)?;
+    let dir = walk::open_parents(root, &parents, true)?;
+    walk::check_destination(&dir, name, true)?;
+    walk::replace_atomically(&dir, name, content)
+}
+
+/// Reads the regular file at `path` (portable, relative to `root`) without following
+/// symlinks anywhere beneath the root.
+pub fn read_file(root: &Path, path: &str) -> Result<Vec<u8>, FsError> {
+    let (parents, name) = portable_segments(path)?;
+    let dir = walk::open_parents(root, &parents, false)?;
+    walk::read_regular(&dir, name)
+}
