@@ -39,10 +39,9 @@ describe("the span tree of a full workflow", () => {
       expect(span.spanContext().traceId).toBe(spans[0]!.spanContext().traceId)
       expect(span.status.code).toBe(SpanStatusCode.UNSET)
       const end = amlEvents.find((event) => event.type === "span.end" && event.spanId === start.spanId)
-      // Start: the dispatch time in sub-ms precision, within the event's Date.now() millisecond
-      // (plus slack for clock rounding); end: start + AML's durationMs.
+      // Start: the dispatch time in sub-ms precision, never before the event's Date.now()
+      // millisecond (no upper bound: a loaded machine may dispatch late); end: start + durationMs.
       expect(ms(span.startTime)).toBeGreaterThanOrEqual(start.timestamp - 1)
-      expect(ms(span.startTime)).toBeLessThan(start.timestamp + 2)
       expect(ms(span.endTime) - ms(span.startTime)).toBeCloseTo(end.durationMs, 2)
     }
     const kinds = new Set(starts.map((start) => start.kind))

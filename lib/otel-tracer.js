@@ -12,8 +12,8 @@ import { SPAN_RUNNER } from "./span-runner.js"
 const GENERIC_COMPONENTS = new Set(["AnonymousComponent", "Fragment"])
 
 /**
- * Epoch milliseconds with sub-millisecond precision. AML dispatches each event synchronously
- * as it happens, so this is the event's time; its `timestamp` is `Date.now()`, whose whole
+ * Epoch milliseconds with sub-millisecond precision. AML dispatches each event right after
+ * the native step that produced it, so this is (close to) the event's time; its `timestamp` is `Date.now()`, whose whole
  * milliseconds would misorder AML spans against spans the application starts in between.
  */
 const origin = performance.timeOrigin
