@@ -437,6 +437,42 @@ export interface ConsoleTracerOptions {
 /** Creates a frozen sink that writes an indented, human-readable trace tree. */
 export declare function createConsoleTracer(options?: ConsoleTracerOptions): TraceSink
 
+/**
+ * The structural part of an OpenTelemetry `Tracer` (`@opentelemetry/api`) that
+ * {@link createOpenTelemetryTracer} needs. Any `Tracer` from `@opentelemetry/api` fits.
+ */
+export interface OpenTelemetryTracerLike {
+  startSpan(name: string, options?: object, context?: unknown): unknown
+}
+
+/** Options of {@link createOpenTelemetryTracer}. */
+export interface OpenTelemetryTracerOptions {
+  /**
+   * The tracer spans are created with. Defaults to the application's global tracer provider:
+   * `trace.getTracer("@aml-jsx/sdk", <sdk version>)`.
+   */
+  tracer?: OpenTelemetryTracerLike | undefined
+  /**
+   * Receive AML's sensitive attributes (prompts, outputs, Tool input and output, error
+   * messages) and export them, including as GenAI content attributes. Defaults to `false`.
+   */
+  captureContent?: boolean | undefined
+}
+
+/**
+ * Creates a frozen trace sink that exports AML spans as OpenTelemetry spans: one OTel span per
+ * AML span (parent from `parentSpanId`, times from the events), AML attributes under `aml.*`,
+ * GenAI semantic-convention attributes on Agent (`invoke_agent`) and Tool (`execute_tool`)
+ * spans, point events as span events, failures as `ERROR` status with an `exception` event.
+ * The root span is a child of the OTel context active when `runtime.evaluate()` was called,
+ * and components, provider calls and Tool executors run with their AML span active.
+ *
+ * Synchronous: it loads the optional peer dependency `@opentelemetry/api` on the first call
+ * (never at import) and throws an `Error` naming the package when it is not installed.
+ * Throws `TypeError` for an invalid `captureContent` or `tracer`. See docs/OBSERVABILITY.md.
+ */
+export declare function createOpenTelemetryTracer(options?: OpenTelemetryTracerOptions): TraceSink
+
 // ---------------------------------------------------------------------------------------
 // Agent provider contract
 // ---------------------------------------------------------------------------------------

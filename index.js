@@ -31,6 +31,7 @@ export {
   Tool,
   Workspace,
 } from "./lib/primitives.js"
+export { createOpenTelemetryTracer } from "./lib/otel-tracer.js"
 // Workspace persistence and stores (crates/aml-workspace; docs/WORKSPACE-PERSISTENCE.md).
 export { FilesystemWorkspaceStorage } from "./lib/filesystem-workspace-storage.js"
 export { filesystemWorkspace } from "./lib/filesystem-workspace.js"

@@ -6,6 +6,7 @@ import { createObservability, observabilityServices, structuredOutputServices } 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { withStagedSkills } from "./skill-staging.js"
+import { inSpan } from "./span-runner.js"
 import { grantedTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
@@ -84,7 +85,11 @@ export function sandboxHandshake(domain, task, entry) {
 async function callAgentProvider(domain, local, provider, request, context, label) {
   let response
   try {
-    response = await domain.awaitProvider(masked(invoke, provider, request, context))
+    const running =
+      domain.spanRunner === undefined
+        ? masked(invoke, provider, request, context)
+        : inSpan(domain, request.trace.spanId, () => masked(invoke, provider, request, context))
+    response = await domain.awaitProvider(running)
   } catch (error) {
     const signal = domain.signal
     if (signal.aborted && error === signal.reason && !local) throw error

@@ -12,6 +12,7 @@ import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
 import { nativeLimits } from "./runtime-options.js"
 import { evaluateStructured } from "./structured.js"
+import { findSpanRunner } from "./span-runner.js"
 import { runToolSpan } from "./tool-instrumentation.js"
 import { TraceDispatcher } from "./trace-events.js"
 
@@ -58,6 +59,8 @@ export class EvaluationDomain {
     this.identities = new WeakMap()
     this.nextIdentity = 1
     this.tracing = false
+    /** A trace listener's span runner (span-runner.js), or undefined: user code then runs plainly. */
+    this.spanRunner = undefined
     /** Tool ports granted in this domain; the engine refers to them by index. */
     this.tools = []
     /** Frozen AgentMcpServer entries granted in this domain; the engine refers to them by index. */
@@ -110,6 +113,7 @@ export class EvaluationDomain {
   }
 
   refreshTracing() {
+    this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
     const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
     if (tracing !== this.tracing) {
       this.tracing = tracing

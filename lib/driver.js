@@ -81,7 +81,13 @@ function invoke(domain, task, node, env) {
   const scope = new ComponentScope(domain, task, env)
   let result
   try {
-    result = storage.run(scope, callComponent, scope, node.type, node.props)
+    const runner = domain.spanRunner
+    result =
+      runner === undefined
+        ? storage.run(scope, callComponent, scope, node.type, node.props)
+        : runner(domain.runId, domain.native.currentSpan(task), () =>
+            storage.run(scope, callComponent, scope, node.type, node.props),
+          )
   } catch (error) {
     scope.active = false
     return settledJoin(scope, true, error, undefined)

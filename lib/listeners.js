@@ -2,6 +2,8 @@
 // one that sees every evaluation; each evaluation has a local one (exposed to providers as
 // AgentExecutionContext.events) that closes when the evaluation finishes.
 
+import { readSpanRunner } from "./span-runner.js"
+
 const NAMES = new Set(["finish", "start", "trace"])
 
 function readCaptureContent(listener) {
@@ -34,6 +36,7 @@ export class ListenerRegistry {
       captureContent: name === "trace" ? readCaptureContent(listener) : false,
       listener,
       once,
+      spanRunner: name === "trace" ? readSpanRunner(listener) : undefined,
     }
     this[name] = [...this[name], entry]
     this.onChange?.()

@@ -7,6 +7,7 @@
 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
+import { inSpan } from "./span-runner.js"
 import { jsonText } from "./stable-json.js"
 
 /** Settles like `promise`, or rejects with the reason as soon as `signal` aborts. */
@@ -68,7 +69,11 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
     // The executor gets `signal` itself (TL-3: a provider-narrowed signal reaches it as the
     // same object). The evaluation's abort is raced out here instead, through the domain's
     // one abort listener, so many concurrent calls do not pile listeners onto its signal.
-    const running = masked(port.invoke, snapshot, Object.freeze({ signal, trace }))
+    const executionContext = Object.freeze({ signal, trace })
+    const running =
+      domain.spanRunner === undefined
+        ? masked(port.invoke, snapshot, executionContext)
+        : inSpan(domain, spanId, () => masked(port.invoke, snapshot, executionContext))
     output = await domain.race(signal === evaluation ? running : raceSignal(running, signal))
   } catch (error) {
     if (!domain.closed) domain.closeSpan(spanId, true, error)

@@ -1,0 +1,82 @@
+// The OpenTelemetry exporter's cost on the 2,000 fanned-out Agents workload (bench/agents.js):
+// no trace listener, a no-op trace listener (AML's own tracing cost), and the exporter with a
+// no-op span processor and with the in-memory exporter. Rounds are interleaved across the
+// variants so load drift on a shared machine hits them alike; wall and CPU time (user +
+// system of this process) are both reported as medians per Agent.
+import { context } from "@opentelemetry/api"
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks"
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+
+import { Agent, AmlRuntime, createOpenTelemetryTracer, evaluate } from "../index.js"
+import { jsx } from "../jsx-runtime/index.js"
+
+const FAN_OUT = 2_000
+const ROUNDS = 15
+const WARMUP = 4
+
+const provider = {
+  name: "bench",
+  async run(request) {
+    return { text: request.prompt.length > 40 ? "long" : request.prompt }
+  },
+}
+
+function FanOut() {
+  return Promise.all(Array.from({ length: FAN_OUT }, (_, i) => evaluate(jsx(Agent, { children: `task ${i}` })))).then(
+    (results) => results.length,
+  )
+}
+
+const noopProcessor = { forceFlush: async () => {}, onEnd() {}, onStart() {}, shutdown: async () => {} }
+
+function variants() {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  const memory = new InMemorySpanExporter()
+  const noopTracer = new BasicTracerProvider({ spanProcessors: [noopProcessor] }).getTracer("bench")
+  const memoryTracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer("bench")
+  const runtime = (trace) => new AmlRuntime({ agentProvider: provider, maxAgentCalls: 0, maxConcurrentAgents: 0, trace })
+  return [
+    { label: "no trace listener", runtime: runtime(undefined) },
+    { label: "no-op trace listener", runtime: runtime(() => {}) },
+    { label: "OTel exporter, no-op span processor", runtime: runtime(createOpenTelemetryTracer({ tracer: noopTracer })) },
+    {
+      label: "OTel exporter, in-memory exporter",
+      reset: () => memory.reset(),
+      runtime: runtime(createOpenTelemetryTracer({ tracer: memoryTracer })),
+    },
+  ]
+}
+
+async function once(variant) {
+  variant.reset?.()
+  globalThis.gc?.()
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  await variant.runtime.evaluate(jsx(FanOut, {}))
+  const wall = ((performance.now() - started) * 1000) / FAN_OUT
+  const used = process.cpuUsage(cpu)
+  return { cpu: (used.user + used.system) / FAN_OUT, wall }
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+export async function otelBenchmarks() {
+  const all = variants()
+  for (let i = 0; i < WARMUP; i++) for (const variant of all) await once(variant)
+  const samples = all.map(() => ({ cpu: [], wall: [] }))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < all.length; i++) {
+      const { cpu, wall } = await once(all[i])
+      samples[i].wall.push(wall)
+      samples[i].cpu.push(cpu)
+    }
+  }
+  const base = { cpu: median(samples[0].cpu), wall: median(samples[0].wall) }
+  console.log(`2,000 fanned-out Agents with the OpenTelemetry exporter (${ROUNDS} interleaved rounds, medians per Agent)`)
+  all.forEach((variant, i) => {
+    const wall = median(samples[i].wall)
+    const cpu = median(samples[i].cpu)
+    const overhead = i === 0 ? "" : `  overhead vs none: wall ${(wall - base.wall).toFixed(2)} µs, CPU ${(cpu - base.cpu).toFixed(2)} µs`
+    console.log(`  ${variant.label.padEnd(38)} wall ${wall.toFixed(2)} µs  CPU ${cpu.toFixed(2)} µs${overhead}`)
+  })
+}

@@ -1,0 +1,107 @@
+// How AML trace events become OpenTelemetry span names and attributes (docs/OBSERVABILITY.md):
+// every AML attribute under `aml.<key>`, plus the GenAI semantic-convention attributes of
+// Agent and Tool spans. Content attributes (prompt, output, Tool input…) are only present in
+// the events of a content-capturing listener, so the GenAI content attributes derived from
+// them follow AML's consent rules without a check here.
+
+const prefixed = new Map()
+
+/** `aml.<key>`, memoised: the same few keys recur on every span. */
+function amlKey(key) {
+  let name = prefixed.get(key)
+  if (name === undefined) {
+    name = `aml.${key}`
+    prefixed.set(key, name)
+  }
+  return name
+}
+
+/** Copies AML attributes into `target` under the `aml.` namespace. Arrays are copied (OTel may keep them). */
+export function copyAmlAttributes(target, attributes) {
+  for (const key in attributes) {
+    const value = attributes[key]
+    target[amlKey(key)] = Array.isArray(value) ? [...value] : value
+  }
+  return target
+}
+
+/** The OpenTelemetry span name of an AML span. */
+export function spanName(kind, name, agentName) {
+  if (kind === "agent" && name === "Agent") return agentName === undefined ? "invoke_agent" : `invoke_agent ${agentName}`
+  if (kind === "tool") return `execute_tool ${name}`
+  if (kind === "evaluation") return "aml.evaluate"
+  return name.startsWith(`${kind}.`) ? name : `${kind} ${name}`
+}
+
+function textMessages(role, content) {
+  return JSON.stringify([{ role, parts: [{ type: "text", content }] }])
+}
+
+/** Attributes of a span start: identity, AML attributes, GenAI operation attributes. */
+export function startAttributes(event, agentName) {
+  const { kind, name } = event
+  const attributes = {
+    "aml.span.kind": kind,
+    "aml.span.name": name,
+    "aml.span.id": event.spanId,
+    "aml.run.id": event.runId,
+  }
+  if (event.parentSpanId !== undefined) attributes["aml.parent.span.id"] = event.parentSpanId
+  copyAmlAttributes(attributes, event.attributes)
+  if (kind === "agent") {
+    if (name === "Agent") {
+      attributes["gen_ai.operation.name"] = "invoke_agent"
+      if (agentName !== undefined) attributes["gen_ai.agent.name"] = agentName
+    }
+    agentAttributes(attributes, event.attributes)
+  } else if (kind === "tool") {
+    attributes["gen_ai.operation.name"] = "execute_tool"
+    attributes["gen_ai.tool.name"] = name
+    attributes["gen_ai.tool.type"] = "function"
+    const input = event.attributes.input
+    if (typeof input === "string") attributes["gen_ai.tool.call.arguments"] = input
+  }
+  return attributes
+}
+
+/** GenAI attributes carried by the Agent, agent.session and agent.turn spans' AML attributes. */
+function agentAttributes(target, attributes) {
+  const { model, output, prompt, provider, sessionId, system, usage } = attributes
+  if (typeof provider === "string") target["gen_ai.provider.name"] = provider
+  if (typeof model === "string") target["gen_ai.request.model"] = model
+  if (typeof sessionId === "string") target["gen_ai.conversation.id"] = sessionId
+  if (typeof usage === "string") usageAttributes(target, usage)
+  if (typeof prompt === "string") target["gen_ai.input.messages"] = textMessages("user", prompt)
+  if (typeof system === "string" && system.length > 0) target["gen_ai.system_instructions"] = JSON.stringify([{ type: "text", content: system }])
+  if (typeof output === "string") target["gen_ai.output.messages"] = textMessages("assistant", output)
+}
+
+/** ACP `usage` JSON (`inputTokens`, `outputTokens`) as GenAI token counts; anything else is left out. */
+function usageAttributes(target, json) {
+  let usage
+  try {
+    usage = JSON.parse(json)
+  } catch {
+    return
+  }
+  if (usage === null || typeof usage !== "object") return
+  if (typeof usage.inputTokens === "number") target["gen_ai.usage.input_tokens"] = usage.inputTokens
+  if (typeof usage.outputTokens === "number") target["gen_ai.usage.output_tokens"] = usage.outputTokens
+}
+
+/** Attributes a span end adds: the end attributes under `aml.`, GenAI results, `error.type`. */
+export function endAttributes(event) {
+  const attributes = copyAmlAttributes({}, event.attributes)
+  if (event.kind === "agent") agentAttributes(attributes, event.attributes)
+  else if (event.kind === "tool") {
+    const output = event.attributes.output
+    if (typeof output === "string") attributes["gen_ai.tool.call.result"] = output
+  }
+  if (event.status === "error") attributes["error.type"] = errorType(event)
+  return attributes
+}
+
+export function errorType(event) {
+  const type = event.attributes["error.type"]
+  return typeof type === "string" ? type : "Error"
+}
