@@ -1527,6 +1527,51 @@ export type FilesystemWorkspaceHandle = PersistentWorkspaceHandle<FilesystemWork
  */
 export declare function filesystemWorkspace(options: FilesystemWorkspaceOptions): Readonly<WorkspaceProvider<FilesystemWorkspaceHandle>>
 
+/**
+ * The application's AWS SDK v3 `S3Client` (from `@aws-sdk/client-s3`, an optional peer
+ * dependency), typed structurally so this package's types never require the SDK.
+ */
+export interface S3WorkspaceClient {
+  send(command: unknown, options?: unknown): Promise<unknown>
+}
+
+/** Options of {@link s3Workspace}. `client` and `config` are exclusive. */
+export interface S3WorkspaceOptions {
+  bucket: string
+  /** An application-supplied `S3Client`, driven with the application's own SDK commands. */
+  client?: S3WorkspaceClient | undefined
+  /**
+   * An `S3ClientConfig` for the native client: `region` (default `"us-east-1"`),
+   * `endpoint`, static `credentials` and `forcePathStyle`; other members need `client`.
+   */
+  config?: Readonly<Record<string, unknown>> | undefined
+  /** Key prefix; default `"aml/workspaces"`. */
+  prefix?: string | undefined
+  format?: WorkspacePersistenceFormat | undefined
+  maxArchiveBytes?: number | undefined
+  maxEntries?: number | undefined
+  maxExtractedBytes?: number | undefined
+  temporaryDirectory?: string | undefined
+}
+
+/** The lease handle of {@link s3Workspace}. */
+export type S3WorkspaceHandle = PersistentWorkspaceHandle<{
+  readonly bucket: string
+  readonly kind: "s3-workspace"
+  readonly prefix: string
+}>
+
+/**
+ * Revision-backed Workspaces in S3 (storage name `"s3"`): ETag versions, `If-None-Match: *` /
+ * `If-Match` publication and the `lock.json` lease (docs/S3-WORKSPACE.md).
+ *
+ * @example
+ * ```tsx
+ * const workspace = s3Workspace({ bucket: "agents", config: { region: "eu-west-1" } })
+ * ```
+ */
+export declare function s3Workspace(options: S3WorkspaceOptions): Readonly<WorkspaceProvider<S3WorkspaceHandle>>
+
 // ---------------------------------------------------------------------------------------
 // Primitive props
 // ---------------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ export const {
   acpStateDirectoryRemove,
   liveAcpBridges,
   liveAcpSessions,
+} = binding
 
 // The native S3 Workspace store (src/s3_storage.rs): storages, leases and bodies by handle.
 export const {
