@@ -50,7 +50,7 @@ describe("s3Workspace (moto)", () => {
 
         const restored = await runtime.evaluate(
           <Workspace id="review" provider={providers(bucket)[path](format)}>
-            <Sandbox provider={localSandbox()}>
+            <Sandbox access="read-write" provider={localSandbox()}>
               <Script command="cat" args={["notes/summary.md"]} />
             </Sandbox>
           </Workspace>,

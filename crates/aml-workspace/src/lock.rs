@@ -179,6 +179,12 @@ impl DirLock {
             match DirLock::acquire(target, policy) {
                 Ok(lock) => {
                     let _ = fs::write(lock.path.join("owner"), std::process::id().to_string());
+                    // A new entry moves the directory's mtime, which is how ownership is
+                    // checked: stamp it again so release() still recognises the lock as ours.
+                    if let Err(error) = lock.restamp() {
+                        let _ = fs::remove_dir_all(&lock.path);
+                        return Err(LockFailure::Io(error, lock.path.clone()));
+                    }
                     return Ok(lock);
                 }
                 Err(LockFailure::Held) if owner_died(&lock_path(target)) => {
@@ -195,6 +201,13 @@ impl DirLock {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Sets the lock's mtime anew and records it as ours.
+    fn restamp(&self) -> io::Result<()> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.mtime = set_mtime(&self.path, self.policy.clock.now())?;
+        Ok(())
     }
 
     /// Refreshes the lock every `update` on the current tokio runtime (if any) until release.

@@ -116,3 +116,25 @@ fn a_holder_that_missed_its_refreshes_is_compromised() {
         "Unable to update lock within the stale threshold"
     );
 }
+
+/// The short compare-and-swap lock writes its owner file into the lock directory, which
+/// moves the directory's mtime; it must still be released (not left behind as "compromised").
+#[tokio::test]
+async fn a_patient_lock_with_its_owner_file_is_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("object");
+    // A real clock: the owner file's creation stamps the directory with the current time.
+    let policy = LockPolicy {
+        stale: STALE,
+        update: UPDATE,
+        clock: Arc::new(aml_workspace::SystemClock),
+    };
+    for _ in 0..20 {
+        let lock = DirLock::acquire_patiently(&target, &policy, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert!(lock_path(&target).join("owner").is_file());
+        lock.release().unwrap();
+        assert!(!lock_path(&target).exists());
+    }
+}
