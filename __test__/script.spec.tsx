@@ -223,7 +223,7 @@ describe("host execution", () => {
       <Script shell="sh" timeoutMs={300}>{`sleep 30 & echo $! > ${pidFile}; wait`}</Script>,
       "<Script> timed out after 300 ms",
     )
-    expect(Date.now() - started).toBeLessThan(2_500)
+    expect(Date.now() - started).toBeLessThan(20_000) // far below the sleep: the timeout, not the sleep, ended it
     expectAllGoneNow(await readPidFile(pidFile, 1))
   })
 
