@@ -10,6 +10,7 @@ import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
+import { nodeIdentity } from "./node.js"
 import { nativeLimits } from "./runtime-options.js"
 import { evaluateStructured } from "./structured.js"
 import { findSpanRunner } from "./span-runner.js"
@@ -102,14 +103,24 @@ export class EvaluationDomain {
     this.refreshTracing()
   }
 
-  /** A stable small integer per object, so the engine can track cycles by identity. */
+  /**
+   * A stable integer per object, so the engine can track cycles by identity: odd numbers,
+   * disjoint from the even ones this copy's nodes carry from their creation (node.js).
+   */
   identity(object) {
     let id = this.identities.get(object)
     if (id === undefined) {
-      id = this.nextIdentity++
+      id = this.nextIdentity
+      this.nextIdentity += 2
       this.identities.set(object, id)
     }
     return id
+  }
+
+  /** A node's identity: its creation number, or an object identity for foreign nodes. */
+  nodeIdentity(node) {
+    const id = nodeIdentity(node)
+    return id !== 0 ? id : this.identity(node)
   }
 
   refreshTracing() {
