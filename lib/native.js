@@ -74,21 +74,14 @@ export const {
 } = binding
 
 const {
-  agentDone,
   agentHandshakeDone,
-  agentPlan,
   agentMcp,
   agentTools,
-  array,
   closeRoot,
-  closeSpan,
-  currentSpan,
   domainCreate,
   domainDispose,
   drainAgentQueue,
   drainTrace,
-  empty,
-  enterAgent,
   enterFollowUp,
   enterSystem,
   enterScope,
@@ -96,7 +89,6 @@ const {
   enterTransparent,
   errorMessage,
   fail,
-  finish,
   grantMcp,
   grantTool,
   invalid,
@@ -105,18 +97,12 @@ const {
   loopPark,
   loopResume,
   loopTransition,
-  newTask,
-  node,
   openRoot,
-  openSpan,
   point,
-  releaseAgentSlot,
-  scheduleAgent,
   setLoopRender,
   setStructured,
   setTracing,
   takeError,
-  text,
   unknownElement,
   scopeDone,
   scopeInput,
@@ -124,6 +110,25 @@ const {
   agentSkills,
   withdrawAgent,
 } = binding
+
+// The per-value and per-Agent step calls are plain Node-API callbacks (src/hot_path.rs):
+// a #[napi] function with arguments pays for a borrow scope on every call.
+const {
+  agentDone,
+  agentPlan,
+  array,
+  closeSpan,
+  currentSpan,
+  empty,
+  enterAgent,
+  finish,
+  newTask,
+  node,
+  openSpan,
+  releaseAgentSlot,
+  scheduleAgent,
+  text,
+} = binding.hotPath()
 
 // Workspace, <File>, <Include> (src/workspace_scope.rs, src/fs.rs): confined file operations.
 export const { fsReadFile, fsWriteFile } = binding

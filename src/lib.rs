@@ -9,6 +9,8 @@ pub mod agent;
 pub mod cancellation;
 pub mod evaluation;
 mod guard;
+// The evaluator's per-value and per-Agent step calls, as plain Node-API callbacks.
+pub mod hot_path;
 pub mod json_schema;
 pub mod loop_state;
 pub mod native_scripted;
@@ -17,6 +19,7 @@ pub mod process;
 pub mod process_exec;
 mod process_pipe;
 mod process_runtime;
+mod raw_call;
 mod registry;
 pub mod s3_storage;
 pub mod scope;
