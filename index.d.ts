@@ -1835,3 +1835,41 @@ export declare function Script(props: ScriptProps): never
 export declare function Workspace(props: WorkspaceProps): never
 
 export {}
+
+// ---------------------------------------------------------------------------------------
+// Container and remote Sandbox providers (docs/DOCKER-SANDBOX.md)
+// ---------------------------------------------------------------------------------------
+
+/** Options of {@link dockerSandbox}. */
+export interface DockerSandboxOptions {
+  /** Image reference to start; defaults to `wearesingular/aml-agent-sandbox:latest`. */
+  image?: string
+  /** Shared stdout+stderr byte budget of one command (setup included); defaults to 4 MiB. */
+  maxOutputBytes?: number
+  /** Trusted shell command run with `sh -lc` once the container runs and the Workspace is mounted. */
+  setup?: string
+  /** Docker user or `UID:GID` for the container (`--user`); the image default otherwise. */
+  user?: string
+  /** Fallback host Workspace directory when no `<Workspace>` is active. */
+  workspace?: string
+}
+
+/** The lease handle of {@link dockerSandbox}: the container the lease owns. */
+export interface DockerSandboxHandle {
+  readonly containerId: string
+  readonly kind: "docker"
+}
+
+/**
+ * A Sandbox provider named `"docker"`: one disposable container per lease, started from
+ * `image` with the Workspace root bind-mounted at `/workspace` (`:ro` under read-only access,
+ * so `exec()` and `spawn()` stay allowed), commands run as execs with the logical cwd under
+ * `/workspace`, and the container removed on release, on a command timeout or cancellation.
+ * The lease id is the container id. The daemon is reached over its Unix socket
+ * (`DOCKER_HOST=unix://…` or `/var/run/docker.sock`).
+ *
+ * @throws {TypeError} `Docker Sandbox options must be an object`, `Docker Sandbox image|setup|user|workspace
+ *   must be a non-empty normalized string`.
+ * @throws {RangeError} `Docker Sandbox maxOutputBytes must be a positive safe integer`.
+ */
+export declare function dockerSandbox(options?: DockerSandboxOptions): Readonly<SandboxProvider<DockerSandboxHandle>>

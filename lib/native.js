@@ -313,3 +313,18 @@ export const {
   workspaceStorageDispatcherInstalled,
   workspaceStorageSegment: nativeWorkspaceStorageSegment,
 } = binding
+
+// The Docker Sandbox (src/docker.rs over crates/aml-docker): stateless calls over a socket
+// and negotiated version; streamed execs by handle.
+export const {
+  dockerExec,
+  dockerNegotiate,
+  dockerRemove,
+  dockerRun,
+  dockerSpawn,
+  dockerSpawnCloseStdin,
+  dockerSpawnRead,
+  dockerSpawnRelease,
+  dockerSpawnWait,
+  dockerSpawnWrite,
+} = binding

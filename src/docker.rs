@@ -1,0 +1,313 @@
+//! Binding for the Docker Sandbox (`crates/aml-docker`, `lib/docker-sandbox.js`):
+//! conversions only. Calls are stateless over `(socket, version)` — the facade negotiates
+//! once per socket — except streamed execs, kept in an integer-keyed table like
+//! `src/process.rs`. Daemon failures resolve as data ([`DockerFault`]); only broken
+//! invariants (an unknown handle, a panic) reject.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aml_docker::{
+    ContainerSpec, Docker, DockerError, ExecFault, ExecLimits, ExecSpec, SpawnedExec,
+};
+use napi::bindgen_prelude::{Buffer, Object};
+use napi::{Env, Error, Result};
+use napi_derive::napi;
+
+use crate::guard::guard;
+use crate::process_runtime::spawn_promise;
+
+/// A failure the facade words: `kind` is "connect" | "api" | "io" | "protocol" |
+/// "cancelled" | "timeout" | "output-limit"; `status` is the HTTP status of "api".
+#[napi(object)]
+pub struct DockerFault {
+    pub kind: String,
+    pub message: String,
+    pub status: Option<u32>,
+}
+
+impl From<&DockerError> for DockerFault {
+    fn from(error: &DockerError) -> Self {
+        DockerFault {
+            kind: error.kind().into(),
+            message: error.to_string(),
+            status: error.status().map(u32::from),
+        }
+    }
+}
+
+impl From<&ExecFault> for DockerFault {
+    fn from(fault: &ExecFault) -> Self {
+        match fault {
+            ExecFault::Docker(error) => error.into(),
+            other => DockerFault {
+                kind: other.kind().into(),
+                message: other.to_string(),
+                status: None,
+            },
+        }
+    }
+}
+
+/// `value` (a negotiated version, a container id, a handle as text…) or the fault.
+#[napi(object)]
+pub struct DockerOutcome {
+    pub value: Option<String>,
+    pub fault: Option<DockerFault>,
+}
+
+fn outcome(result: std::result::Result<String, DockerError>) -> DockerOutcome {
+    match result {
+        Ok(value) => DockerOutcome {
+            value: Some(value),
+            fault: None,
+        },
+        Err(error) => DockerOutcome {
+            value: None,
+            fault: Some((&error).into()),
+        },
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
+    serde_json::from_str(json)
+        .map_err(|e| Error::from_reason(format!("AML Docker request is malformed: {e}")))
+}
+
+/// Pings the daemon at `socket`; resolves the API version to speak.
+#[napi(ts_return_type = "Promise<DockerOutcome>")]
+pub fn docker_negotiate(env: &Env, socket: String) -> Result<Object<'_>> {
+    let work = async move {
+        Ok(outcome(
+            Docker::negotiate(socket)
+                .await
+                .map(|d| d.version().to_string()),
+        ))
+    };
+    spawn_promise(env, work, |_, value| Ok(value))
+}
+
+/// Creates and starts a container from `spec` (JSON `ContainerSpec`). Resolves the id;
+/// a fault names the step: "create" failures are plain, a start failure has the id in
+/// `value` so the facade can remove it. A missing image is pulled once, as `docker run`
+/// does, and the create retried.
+#[napi(ts_return_type = "Promise<DockerStarted>")]
+pub fn docker_run(env: &Env, socket: String, version: String, spec: String) -> Result<Object<'_>> {
+    let spec: ContainerSpec = guard(|| parse(&spec))?;
+    let work = async move {
+        let docker = Docker::new(socket, version);
+        let created = match docker.create_container(&spec).await {
+            Err(error) if error.status() == Some(404) => match docker.pull(&spec.image).await {
+                Ok(()) => docker.create_container(&spec).await,
+                Err(pull) => Err(pull),
+            },
+            other => other,
+        };
+        let id = match created {
+            Ok(id) => id,
+            Err(error) => {
+                return Ok(DockerStarted {
+                    id: None,
+                    started: false,
+                    fault: Some((&error).into()),
+                })
+            }
+        };
+        if id.is_empty() {
+            return Ok(DockerStarted {
+                id: Some(id),
+                started: false,
+                fault: None,
+            });
+        }
+        Ok(match docker.start(&id).await {
+            Ok(()) => DockerStarted {
+                id: Some(id),
+                started: true,
+                fault: None,
+            },
+            Err(error) => DockerStarted {
+                id: Some(id),
+                started: false,
+                fault: Some((&error).into()),
+            },
+        })
+    };
+    spawn_promise(env, work, |_, value| Ok(value))
+}
+
+/// What `dockerRun` did: `id` once created (empty when the daemon returned none).
+#[napi(object)]
+pub struct DockerStarted {
+    pub id: Option<String>,
+    pub started: bool,
+    pub fault: Option<DockerFault>,
+}
+
+/// `docker rm --force`; an absent container is fine.
+#[napi(ts_return_type = "Promise<DockerOutcome>")]
+pub fn docker_remove(env: &Env, socket: String, version: String, id: String) -> Result<Object<'_>> {
+    let work = async move {
+        let docker = Docker::new(socket, version);
+        Ok(outcome(docker.remove(&id).await.map(|()| id)))
+    };
+    spawn_promise(env, work, |_, value| Ok(value))
+}
+
+/// A finished exec: the exit code and output, or the fault.
+#[napi(object)]
+pub struct DockerExecOutcome {
+    pub exit_code: Option<i64>,
+    pub stdout: Option<Buffer>,
+    pub stderr: Option<Buffer>,
+    pub fault: Option<DockerFault>,
+}
+
+/// Runs `spec` (JSON `ExecSpec`) in `container` with stdin closed, stdout+stderr bounded
+/// by `max_output_bytes` together; `cancellation` is a token of `src/cancellation.rs`.
+#[napi(ts_return_type = "Promise<DockerExecOutcome>")]
+#[allow(clippy::too_many_arguments)]
+pub fn docker_exec(
+    env: &Env,
+    socket: String,
+    version: String,
+    container: String,
+    spec: String,
+    timeout_ms: Option<f64>,
+    max_output_bytes: f64,
+    cancellation: Option<u32>,
+) -> Result<Object<'_>> {
+    let spec: ExecSpec = guard(|| parse(&spec))?;
+    let cancel = cancellation.and_then(|id| crate::cancellation::token(id).ok());
+    let limits = ExecLimits {
+        max_output_bytes: max_output_bytes as u64,
+        timeout: timeout_ms.map(|ms| Duration::from_millis(ms as u64)),
+        cancel,
+    };
+    let work = async move {
+        let docker = Docker::new(socket, version);
+        let result = aml_docker::exec::run(&docker, &container, &spec, limits).await;
+        if let Some(id) = cancellation {
+            crate::cancellation::release(id);
+        }
+        Ok(result)
+    };
+    spawn_promise(env, work, |_, result| {
+        Ok(match result {
+            Ok(output) => DockerExecOutcome {
+                exit_code: Some(output.exit_code),
+                stdout: Some(output.stdout.into()),
+                stderr: Some(output.stderr.into()),
+                fault: None,
+            },
+            Err(fault) => DockerExecOutcome {
+                exit_code: None,
+                stdout: None,
+                stderr: None,
+                fault: Some((&fault).into()),
+            },
+        })
+    })
+}
+
+#[derive(Default)]
+struct Table {
+    live: HashMap<u32, Arc<SpawnedExec>>,
+    next: u32,
+}
+
+static TABLE: Mutex<Option<Table>> = Mutex::new(None);
+
+fn table<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+    let mut table = TABLE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    f(table.get_or_insert_with(Table::default))
+}
+
+fn spawned(handle: u32) -> Result<Arc<SpawnedExec>> {
+    table(|table| table.live.get(&handle).cloned())
+        .ok_or_else(|| Error::from_reason("AML Docker process handle is closed"))
+}
+
+/// Starts `spec` in `container` with stdin open; resolves the handle (as text) or the fault.
+#[napi(ts_return_type = "Promise<DockerOutcome>")]
+pub fn docker_spawn(
+    env: &Env,
+    socket: String,
+    version: String,
+    container: String,
+    spec: String,
+) -> Result<Object<'_>> {
+    let spec: ExecSpec = guard(|| parse(&spec))?;
+    let work = async move {
+        let docker = Docker::new(socket, version);
+        let started = SpawnedExec::start(&docker, &container, &spec)
+            .await
+            .map(|child| {
+                table(|table| {
+                    let id = loop {
+                        table.next = table.next.wrapping_add(1).max(1);
+                        if !table.live.contains_key(&table.next) {
+                            break table.next;
+                        }
+                    };
+                    table.live.insert(id, child);
+                    id.to_string()
+                })
+            });
+        Ok(outcome(started))
+    };
+    spawn_promise(env, work, |_, value| Ok(value))
+}
+
+/// The next chunk of stdout (`stream` 1) or stderr (2); `null` at the end.
+#[napi(ts_return_type = "Promise<Buffer | null>")]
+pub fn docker_spawn_read(env: &Env, handle: u32, stream: u32) -> Result<Object<'_>> {
+    let child = guard(|| spawned(handle))?;
+    let work = async move { Ok(child.read(stream == 2).await) };
+    spawn_promise(env, work, |_, bytes| Ok(bytes.map(Buffer::from)))
+}
+
+/// Writes to stdin; resolves `value` "written", or "closed" once stdin is closed, or the fault.
+#[napi(ts_return_type = "Promise<DockerOutcome>")]
+pub fn docker_spawn_write(env: &Env, handle: u32, bytes: Buffer) -> Result<Object<'_>> {
+    let child = guard(|| spawned(handle))?;
+    let bytes = bytes.to_vec();
+    let work = async move {
+        let written = child.write(&bytes).await;
+        Ok(outcome(written.map(|open| {
+            if open { "written" } else { "closed" }.to_string()
+        })))
+    };
+    spawn_promise(env, work, |_, value| Ok(value))
+}
+
+/// Closes stdin (the process reads EOF). Repeatable.
+#[napi(ts_return_type = "Promise<void>")]
+pub fn docker_spawn_close_stdin(env: &Env, handle: u32) -> Result<Object<'_>> {
+    let child = guard(|| spawned(handle))?;
+    let work = async move {
+        child.close_stdin().await;
+        Ok(())
+    };
+    spawn_promise(env, work, |_, ()| Ok(()))
+}
+
+/// Waits for the exec to end: its exit code (as text) or the fault.
+#[napi(ts_return_type = "Promise<DockerOutcome>")]
+pub fn docker_spawn_wait(env: &Env, handle: u32) -> Result<Object<'_>> {
+    let child = guard(|| spawned(handle))?;
+    let work = async move { Ok(outcome(child.wait().await.map(|code| code.to_string()))) };
+    spawn_promise(env, work, |_, value| Ok(value))
+}
+
+/// Forgets a streamed exec (its reader ends with the connection).
+#[napi]
+pub fn docker_spawn_release(handle: u32) -> Result<()> {
+    guard(|| {
+        table(|table| table.live.remove(&handle));
+        Ok(())
+    })
+}
