@@ -175,7 +175,7 @@ describe("exec", () => {
       const missing = await lease.runtime.exec("no-such-command")
       // Docker 20.10 reports an exec whose binary is missing as 126 with the OCI message.
       expect([126, 127]).toContain(missing.exitCode)
-      expect(missing.stderr).toMatch(/no-such-command/)
+      expect(missing.stdout + missing.stderr).toMatch(/no-such-command/)
       expectExact(await rejection(lease.runtime.exec("sh", ["-c", "yes | head -c 600; yes | head -c 600 >&2"])), RangeError, "Docker Sandbox command output exceeded 1000 bytes")
     })
     // Overflow removed the container: the released lease finds nothing to remove.
