@@ -2,7 +2,7 @@
 // with stdin attached (src/docker.rs), run through the documented wrapper
 // `sh -c 'echo $$ > <marker>; exec "$@"' aml-spawn <cmd> <args…>`. A `docker exec` process
 // leads its own process group, so the marker holds the group id and kill() is a second exec
-// of `kill -KILL -- -<pgid>`: the whole tree inside the container dies, which closing the
+// of `kill -s KILL -- -<pgid>` (the documented `kill -KILL -- -<pgid>` in the spelling dash accepts too): the whole tree inside the container dies, which closing the
 // attach connection alone would not do. Streams are pull-based like spawnLocalProcess.
 //
 // Choices where the contract is silent (docs/DOCKER-SANDBOX.md):
@@ -86,7 +86,7 @@ export function spawnArgv(marker, command, args) {
 /** The script that kills the group recorded in `marker` (waiting briefly for it to exist). */
 function killScript(marker) {
   return `i=0; while [ ! -s ${marker} ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; ` +
-    `[ -s ${marker} ] && kill -KILL -- -$(cat ${marker}) 2>/dev/null; rm -f ${marker}; true`
+    `[ -s ${marker} ] && kill -s KILL -- -$(cat ${marker}) 2>/dev/null; rm -f ${marker}; true`
 }
 
 class DockerProcess {

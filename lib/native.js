@@ -328,3 +328,6 @@ export const {
   dockerSpawnWait,
   dockerSpawnWrite,
 } = binding
+
+// Remote Sandbox Workspace transfer (src/sandbox_transfer.rs over aml_workspace::transfer).
+export const { sandboxTransferMirror, sandboxTransferPack } = binding
