@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use aml_docker::RunnerPool;
 use aml_docker::{
     ContainerSpec, Docker, DockerError, ExecFault, ExecLimits, ExecSpec, SpawnedExec,
 };
@@ -145,11 +146,18 @@ pub struct DockerStarted {
     pub fault: Option<DockerFault>,
 }
 
+/// The in-container command runners of every live container (`aml_docker::runner`).
+fn pool() -> &'static RunnerPool {
+    static POOL: std::sync::OnceLock<RunnerPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(RunnerPool::default)
+}
+
 /// `docker rm --force`; an absent container is fine.
 #[napi(ts_return_type = "Promise<DockerOutcome>")]
 pub fn docker_remove(env: &Env, socket: String, version: String, id: String) -> Result<Object<'_>> {
     let work = async move {
         let docker = Docker::new(socket, version);
+        pool().forget(&id);
         Ok(outcome(docker.remove(&id).await.map(|()| id)))
     };
     spawn_promise(env, work, |_, value| Ok(value))
@@ -165,7 +173,9 @@ pub struct DockerExecOutcome {
 }
 
 /// Runs `spec` (JSON `ExecSpec`) in `container` with stdin closed, stdout+stderr bounded
-/// by `max_output_bytes` together; `cancellation` is a token of `src/cancellation.rs`.
+/// by `max_output_bytes` together, through the container's command runners (a fork inside
+/// the container, not a runtime exec, per command); `cancellation` is a token of
+/// `src/cancellation.rs`.
 #[napi(ts_return_type = "Promise<DockerExecOutcome>")]
 #[allow(clippy::too_many_arguments)]
 pub fn docker_exec(
@@ -187,7 +197,7 @@ pub fn docker_exec(
     };
     let work = async move {
         let docker = Docker::new(socket, version);
-        let result = aml_docker::exec::run(&docker, &container, &spec, limits).await;
+        let result = pool().run(&docker, &container, &spec, limits).await;
         if let Some(id) = cancellation {
             crate::cancellation::release(id);
         }

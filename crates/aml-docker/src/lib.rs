@@ -14,10 +14,12 @@ pub mod client;
 pub mod error;
 pub mod exec;
 pub mod http;
+pub mod runner;
 pub mod spawn;
 pub mod stream;
 
 pub use client::{ContainerSpec, Docker, ExecSpec};
 pub use error::DockerError;
 pub use exec::{ExecFault, ExecLimits, ExecOutput};
+pub use runner::RunnerPool;
 pub use spawn::SpawnedExec;

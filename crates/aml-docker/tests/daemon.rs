@@ -133,3 +133,69 @@ async fn a_missing_socket_is_a_connect_error() {
     );
     assert_eq!(error.kind(), "connect");
 }
+
+#[tokio::test]
+#[ignore = "needs a Docker daemon (scripts/docker-daemon.sh start)"]
+async fn the_runner_pool_keeps_exec_semantics() {
+    let docker = Docker::negotiate("/var/run/docker.sock").await.unwrap();
+    let id = container(&docker, "runner").await;
+    let pool = aml_docker::RunnerPool::default();
+    let spec = ExecSpec {
+        cmd: vec![
+            "sh".into(),
+            "-c".into(),
+            "printf '%s|' \"$0\" \"$GREETING\" \"$(pwd)\"; echo e >&2; exit 9".into(),
+            "a'b\nc".into(),
+        ],
+        env: vec!["GREETING=hi there".into()],
+        working_dir: "/tmp".into(),
+        user: None,
+    };
+    for _ in 0..3 {
+        let out = pool.run(&docker, &id, &spec, limits()).await.unwrap();
+        assert_eq!(
+            (out.exit_code, out.stdout.as_slice(), out.stderr.as_slice()),
+            (9, &b"a'b\nc|hi there|/tmp|"[..], &b"e\n"[..])
+        );
+    }
+    let binary = ExecSpec {
+        cmd: vec![
+            "sh".into(),
+            "-c".into(),
+            "printf 'AML-RESULT 0 0 0\\n\\000\\377'".into(),
+        ],
+        ..sh("")
+    };
+    let out = pool.run(&docker, &id, &binary, limits()).await.unwrap();
+    assert_eq!(out.stdout, b"AML-RESULT 0 0 0\n\0\xff");
+    let small = ExecLimits {
+        max_output_bytes: 4,
+        ..limits()
+    };
+    assert!(matches!(
+        pool.run(&docker, &id, &sh("echo 0123456789"), small)
+            .await
+            .unwrap_err(),
+        ExecFault::OutputLimit(4)
+    ));
+    let stdin = pool
+        .run(&docker, &id, &sh("cat; echo done"), limits())
+        .await
+        .unwrap();
+    assert_eq!(stdin.stdout, b"done\n");
+    let missing = pool
+        .run(
+            &docker,
+            &id,
+            &ExecSpec {
+                cmd: vec!["no-such-tool".into()],
+                ..sh("")
+            },
+            limits(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(missing.exit_code, 127);
+    pool.forget(&id);
+    docker.remove(&id).await.unwrap();
+}
