@@ -193,6 +193,13 @@ describe("failures", () => {
     expect(controls.calls.at(-1)).toBe("delete")
     expect(await readFile(join(local, "delete-me.txt"), "utf8")).toBe("old")
     await expect(readFile(join(local, "../evil.txt"))).rejects.toThrow()
+    controls.download = undefined
+    const lease2 = await daytonaSandbox({ client, workspace: local }).acquire(request())
+    await lease2.runtime.exec("sh", ["-c", "chmod 000 . 2>/dev/null; rm -rf ../workspace"])
+    const tarFailed = await rejection(lease2.release())
+    expect(tarFailed.constructor).toBe(Error)
+    expect(tarFailed.message).toMatch(/^Daytona Sandbox Workspace reconciliation failed with exit code [1-9]\d*: /)
+    controls.download = hostileArchive("../evil.txt")
     controls.failures.add("delete")
     const again = await daytonaSandbox({ client, workspace: local }).acquire(request())
     const both = await rejection(again.release())

@@ -114,6 +114,12 @@ describe("failures", () => {
     controls.failures.add("open w")
     const upload = await rejection(modalSandbox({ client, workspace: local }).acquire(request()))
     expectExact(upload, Error, "Modal Sandbox Workspace hydration failed: open w broke")
+    controls.failures.delete("open w")
+    controls.upload = Buffer.from("not a gzip archive")
+    const remote = await rejection(modalSandbox({ client, workspace: local }).acquire(request()))
+    expect(remote.constructor).toBe(Error)
+    expect(remote.message).toMatch(/^Modal Sandbox Workspace hydration failed with exit code [1-9]\d*: .*tar/s)
+    expect(controls.calls.at(-1)).toBe("terminate")
   })
 
   test("a traversal entry in the reconciled archive is refused and nothing is written outside", async () => {

@@ -72,14 +72,19 @@ async function hydrate(adapter, sandbox, source, config) {
   const root = shellQuote(adapter.guestRoot)
   const script = `rm -rf ${root} && mkdir -p ${root} && tar -xzf ${shellQuote(remote)} -C ${root} && rm -f ${shellQuote(remote)}`
   const result = await adapter.run(sandbox, ["sh", "-c", script], {})
-  if (result.exitCode !== 0) throw new Error(`${label}: exit code ${result.exitCode}: ${(result.stderr || result.stdout).trim()}`)
+  if (result.exitCode !== 0) throw commandFailed(adapter, "Workspace hydration", result)
+}
+
+/** `<Label> <step> failed with exit code <n>: <output>` for a failed remote transfer command. */
+function commandFailed(adapter, step, result) {
+  return new Error(`${adapter.label} ${step} failed with exit code ${result.exitCode}: ${(result.stderr || result.stdout).trim()}`)
 }
 
 async function reconcile(adapter, sandbox, source, config) {
   const label = `${adapter.label} Workspace reconciliation failed`
   const remote = `/tmp/aml-reconcile-${randomUUID()}.tar.gz`
   const result = await adapter.run(sandbox, ["sh", "-c", `tar -czf ${shellQuote(remote)} -C ${shellQuote(adapter.guestRoot)} .`], {})
-  if (result.exitCode !== 0) throw new Error(`${label}: exit code ${result.exitCode}: ${(result.stderr || result.stdout).trim()}`)
+  if (result.exitCode !== 0) throw commandFailed(adapter, "Workspace reconciliation", result)
   let archive
   try {
     archive = await adapter.download(sandbox, remote)

@@ -75,6 +75,8 @@ export interface FakeControls {
   download?: Buffer
   /** getSessionCommand answers without an exit code. */
   noExitCode?: boolean
+  /** Uploads store these bytes instead (a corrupt archive the remote tar rejects). */
+  upload?: Buffer
 }
 
 function fail(controls: FakeControls, name: string) {
@@ -91,7 +93,7 @@ export async function fakeDaytona(): Promise<{ client: any; controls: FakeContro
     fs: {
       async uploadFile(bytes: Buffer, path: string) {
         fail(controls, "fs.uploadFile")
-        await writeFile(map(path), bytes)
+        await writeFile(map(path), controls.upload ?? bytes)
       },
       async downloadFile(path: string) {
         fail(controls, "fs.downloadFile")
@@ -177,7 +179,7 @@ export async function fakeModal(): Promise<{ client: any; controls: FakeControls
         write: async (bytes: Uint8Array) => void (written = Buffer.concat([written, Buffer.from(bytes)])),
         read: async () => controls.download ?? (await readFile(map(path))),
         close: async () => {
-          if (mode === "w") await writeFile(map(path), written)
+          if (mode === "w") await writeFile(map(path), controls.upload ?? written)
         },
       }
     },
