@@ -2,7 +2,7 @@
 // uses (support/remote-sandbox-fakes.ts: recorded calls, a host directory as the remote,
 // scripted failures). Hydration and reconciliation really run: Rust packs and mirrors,
 // the fake's shell runs tar. A live test runs only with DAYTONA_API_KEY.
-import { mkdir, mkdtemp, readFile, rm, writeFile, readdir } from "node:fs/promises"
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile, readdir } from "node:fs/promises"
 import { randomBytes } from "node:crypto"
 import { realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -137,6 +137,14 @@ describe("lifecycle", () => {
     const { client } = await fakeDaytona()
     expectExact(await rejection(daytonaSandbox({ client }).acquire(request())), TypeError, "Daytona Sandbox requires an active Workspace or configured workspace")
     expectExact(await rejection(daytonaSandbox({ client, workspace: local }).acquire(request({ root: "missing" }))), Error, "Daytona Sandbox root must be a directory")
+    const outside = await mkdtemp(join(tmpdir(), "aml-daytona-outside-"))
+    try {
+      await symlink(outside, join(local, "escape"))
+      expectExact(await rejection(daytonaSandbox({ client, workspace: local }).acquire(request({ root: "escape" }))), Error, "Daytona Sandbox root resolves outside its configured boundary")
+      expectExact(await rejection(daytonaSandbox({ client, workspace: local }).acquire(request({ cwd: "escape" }))), Error, "Daytona Sandbox cwd resolves outside its configured boundary")
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
   })
 })
 
@@ -221,6 +229,15 @@ describe("failures", () => {
     expect(controls.calls.at(-1)).toBe("delete")
     await lease.release()
     expect(controls.calls.filter((call) => call === "delete")).toHaveLength(1)
+    // The Sandbox could not be deleted after the abort either: both are kept.
+    const second = await daytonaSandbox({ client, workspace: local }).acquire(request())
+    controls.failures.add("delete")
+    const stop = new AbortController()
+    const slow = second.runtime.exec("sleep", ["5"], { signal: stop.signal })
+    setTimeout(() => stop.abort(reason), 20)
+    const both = await rejection(slow)
+    expectExact(both, AggregateError, "Daytona Sandbox command and cleanup failed")
+    expect(both.errors).toEqual([reason, new Error("delete broke")])
   })
 })
 

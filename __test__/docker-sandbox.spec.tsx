@@ -233,6 +233,16 @@ describe("spawn", () => {
       expect(await child.wait()).toEqual({ exitCode: 3 })
       expect(await child.wait()).toBe(await child.wait())
 
+      const done = await lease.runtime.spawn("true")
+      expect(await done.wait()).toEqual({ exitCode: 0 })
+      const late = done.stdin.getWriter()
+      expectExact(await rejection(late.write(new Uint8Array([1]))), Error, "Docker Sandbox process input is closed")
+      const typed = await lease.runtime.spawn("cat")
+      const typedWriter = typed.stdin.getWriter()
+      expectExact(await rejection(typedWriter.write("text" as any)), TypeError, "Docker Sandbox process stdin accepts only Uint8Array chunks")
+      await typed.kill()
+      await typed.wait()
+
       const tree = await lease.runtime.spawn("sh", ["-c", "sleep 300 & sleep 301 & wait"])
       await new Promise((resolve) => setTimeout(resolve, 300))
       const before = await lease.runtime.exec("sh", ["-c", "ps -o args | grep -c '^sleep 30[01]'"])

@@ -30,6 +30,7 @@ class HandleState {
     this.handle = handle
     this.pending = 3
     this.released = false
+    this.exited = false
   }
 
   done() {
@@ -67,7 +68,7 @@ function stdinStream(state) {
   const close = () => (state.released ? undefined : dockerSpawnCloseStdin(handle))
   return new WritableStream({
     async write(chunk) {
-      if (state.released) throw new Error("Docker Sandbox process input is closed")
+      if (state.released || state.exited) throw new Error("Docker Sandbox process input is closed")
       if (!ArrayBuffer.isView(chunk)) throw new TypeError("Docker Sandbox process stdin accepts only Uint8Array chunks")
       const outcome = await dockerSpawnWrite(handle, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
       if (outcome.fault) throw commandFailed(outcome.fault)
@@ -110,6 +111,8 @@ class DockerProcess {
     this.#settled = dockerSpawnWait(handle).then((outcome) => {
       clearTimeout(timer)
       signal?.removeEventListener("abort", onAbort)
+      // A finished process reads nothing more: later writes get the documented error.
+      state.exited = true
       state.done()
       return { aborted: signal?.aborted === true, outcome }
     })

@@ -159,7 +159,8 @@ async function execIn(engine, lease, spec, launch) {
     return { exitCode: outcome.exitCode, stderr: outcome.stderr.toString("utf8"), stdout: outcome.stdout.toString("utf8") }
   }
   let error
-  if (fault.kind === "cancelled") error = signal?.aborted ? signal.reason : new Error("Docker Sandbox lease was released while the command ran")
+  // Only the command's signal cancels a Docker exec (src/docker.rs token).
+  if (fault.kind === "cancelled") error = signal.reason
   else if (fault.kind === "timeout") error = new DOMException(`Docker Sandbox command timed out after ${launch.timeoutMs} ms`, "TimeoutError")
   else if (fault.kind === "output-limit") error = new RangeError(`Docker Sandbox command output exceeded ${launch.maxOutputBytes} bytes`)
   else throw commandFailed(fault)
