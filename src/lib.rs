@@ -34,5 +34,6 @@ pub mod workspace;
 pub mod workspace_js_storage;
 // Docker Sandbox (crates/aml-docker, docs/DOCKER-SANDBOX.md).
 pub mod docker;
+pub mod docker_spawn;
 // Remote Sandbox Workspace transfer (Daytona, Modal; aml_workspace::transfer).
 pub mod sandbox_transfer;
