@@ -45,3 +45,7 @@ export { AbstractSandboxProvider, SandboxCommand, defineSandboxProvider } from "
 export { supportsSandboxRuntime } from "./lib/sandbox-runtime.js"
 export { defineTool } from "./lib/tool.js"
 export { defineWorkspaceProvider } from "./lib/workspace-provider.js"
+// Container and remote Sandboxes (docs/DOCKER-SANDBOX.md; crates/aml-docker).
+export { dockerSandbox } from "./lib/docker-sandbox.js"
+export { daytonaSandbox } from "./lib/daytona-sandbox.js"
+export { modalSandbox } from "./lib/modal-sandbox.js"

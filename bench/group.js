@@ -3,6 +3,7 @@ const groups = {
   acp: async () => (await import("./acp.js")).acpBenchmarks(),
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
+  docker: async () => (await import("./docker.js")).dockerBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
   otel: async () => (await import("./otel.js")).otelBenchmarks(),
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),

@@ -318,3 +318,21 @@ export const {
   workspaceStorageDispatcherInstalled,
   workspaceStorageSegment: nativeWorkspaceStorageSegment,
 } = binding
+
+// The Docker Sandbox (src/docker.rs over crates/aml-docker): stateless calls over a socket
+// and negotiated version; streamed execs by handle.
+export const {
+  dockerExec,
+  dockerNegotiate,
+  dockerRemove,
+  dockerRun,
+  dockerSpawn,
+  dockerSpawnCloseStdin,
+  dockerSpawnRead,
+  dockerSpawnRelease,
+  dockerSpawnWait,
+  dockerSpawnWrite,
+} = binding
+
+// Remote Sandbox Workspace transfer (src/sandbox_transfer.rs over aml_workspace::transfer).
+export const { sandboxTransferMirror, sandboxTransferPack } = binding

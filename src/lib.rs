@@ -35,3 +35,8 @@ pub mod workspace_scope;
 // Workspace persistence (crates/aml-workspace): sessions, stores, JS storage adapters.
 pub mod workspace;
 pub mod workspace_js_storage;
+// Docker Sandbox (crates/aml-docker, docs/DOCKER-SANDBOX.md).
+pub mod docker;
+pub mod docker_spawn;
+// Remote Sandbox Workspace transfer (Daytona, Modal; aml_workspace::transfer).
+pub mod sandbox_transfer;

@@ -19,6 +19,7 @@ pub mod paths;
 pub mod persistence;
 pub mod select;
 pub mod storage;
+pub mod transfer;
 
 pub use error::{ErrorClass, Result, WorkspaceError};
 pub use fs_storage::{FilesystemLease, FilesystemStorage};
