@@ -358,14 +358,29 @@ impl StorageLease for FilesystemLease {
                     Err(error) => return Err(WorkspaceError::io(&error, "unlink", target)),
                 }
             }
-            // Empty directories left behind (a pruned folder revision) go too.
-            for target in &targets {
-                let mut dir = target.parent();
-                while let Some(at) = dir.filter(|at| *at != root && at.starts_with(&root)) {
-                    if fs::remove_dir(at).is_err() {
-                        break;
-                    }
-                    dir = at.parent();
+            // Empty directories left behind (a pruned folder revision) go too: each parent
+            // once, deepest first, so a 3,000-file revision costs dozens of `rmdir`s, not
+            // thousands.
+            let mut parents: Vec<&Path> = targets
+                .iter()
+                .filter_map(|target| target.parent())
+                .filter(|at| *at != root && at.starts_with(&root))
+                .collect();
+            parents.sort_unstable();
+            parents.dedup();
+            let mut pending: std::collections::BTreeSet<(usize, PathBuf)> = parents
+                .into_iter()
+                .map(|at| (usize::MAX - at.components().count(), at.to_path_buf()))
+                .collect();
+            while let Some((_, at)) = pending.pop_first() {
+                if fs::remove_dir(&at).is_err() {
+                    continue;
+                }
+                if let Some(up) = at
+                    .parent()
+                    .filter(|up| *up != root && up.starts_with(&root))
+                {
+                    pending.insert((usize::MAX - up.components().count(), up.to_path_buf()));
                 }
             }
             Ok(())
