@@ -323,8 +323,8 @@ function enterNode(domain, task, node) {
     const code = primitiveCode(kind)
     if (code < 0) return domain.native.unknownElement(task)
     // Primitives open their spans in their own protocol; the name is not needed here.
-    return domain.native.node(task, domain.identity(node), code, "")
+    return domain.native.node(task, domain.nodeIdentity(node), code, "")
   }
   // Named even when untraced: a trace listener added while the span is open gets its end.
-  return domain.native.node(task, domain.identity(node), -1, componentName(type))
+  return domain.native.node(task, domain.nodeIdentity(node), -1, componentName(type))
 }
