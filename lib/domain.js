@@ -77,10 +77,12 @@ export class EvaluationDomain {
     /** Queued Agents by task id: `{ resolve, reject, label }`. */
     this.slotWaiters = new Map()
     /**
-     * Component-local evaluate() tasks by id → their run: an Agent cancelled in one rejects
-     * with its wrapper (agent-run.js). Ids are reused, so only the owning run removes one.
+     * Component-local evaluate() tasks: by task id, the number of the run that owns it (0:
+     * none). An Agent cancelled in one rejects with its wrapper (agent-run.js). Ids are
+     * reused, so only the owning run clears one. An array: ids are small and dense.
      */
-    this.localTasks = new Map()
+    this.localTasks = []
+    this.lastLocalRun = 0
     /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
     this.graceTimer = undefined
     this.onAbort = () => {
@@ -161,8 +163,8 @@ export class EvaluationDomain {
     const task = this.native.newTask(parentTask)
     // Marked before the task starts: it runs synchronously up to its first await.
     const local = this.localTasks
-    const owner = {}
-    local.set(task, owner)
+    const owner = ++this.lastLocalRun
+    local[task] = owner
     let running
     if (syncNesting >= MAX_SYNC_NESTING) {
       running = Promise.resolve().then(() => runTask(this, task, value, env))
@@ -178,7 +180,7 @@ export class EvaluationDomain {
     tasks.add(running)
     const forget = () => {
       tasks.delete(running)
-      if (local.get(task) === owner) local.delete(task)
+      if (local[task] === owner) local[task] = 0
     }
     if (scope === undefined) {
       running.then(forget, forget)

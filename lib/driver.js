@@ -206,10 +206,11 @@ export async function runTask(domain, task, value, env) {
       for (;;) {
         if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
         const height = code >>> HEIGHT_SHIFT
-        if (objects.length !== height) {
-          objects.length = height
-          cursors.length = height
-          envs.length = height
+        // Usually one frame popped: pop() stays in generated code, setting `length` does not.
+        while (objects.length > height) {
+          objects.pop()
+          cursors.pop()
+          envs.pop()
         }
         const op = code & 15
         if (op === OP_READ) {
