@@ -83,7 +83,7 @@ fn config_entry(mut entry: Map<String, Value>) -> Result<ConfigEntry> {
     Ok(ConfigEntry { target, value })
 }
 
-fn parse_config(text: &str) -> Result<SessionConfig> {
+pub(crate) fn parse_config(text: &str) -> Result<SessionConfig> {
     let config: ConfigJson = serde_json::from_str(text).map_err(invalid)?;
     let permission_policy =
         PermissionPolicy::parse(&config.permission_policy).ok_or_else(|| invalid("policy"))?;
@@ -124,17 +124,22 @@ pub fn acp_session_start(config: String) -> Result<u32> {
     guard(|| {
         let config = parse_config(&config)?;
         let _entered = runtime().enter();
-        let started = Arc::new(Session::start(config));
-        Ok(sessions(|s| {
-            loop {
-                s.next = s.next.wrapping_add(1);
-                if s.next != 0 && !s.live.contains_key(&s.next) {
-                    break;
-                }
+        Ok(insert(Session::start(config)))
+    })
+}
+
+/// Files a started session under a fresh handle.
+pub(crate) fn insert(session: Session) -> u32 {
+    let started = Arc::new(session);
+    sessions(|s| {
+        loop {
+            s.next = s.next.wrapping_add(1);
+            if s.next != 0 && !s.live.contains_key(&s.next) {
+                break;
             }
-            s.live.insert(s.next, started);
-            s.next
-        }))
+        }
+        s.live.insert(s.next, started);
+        s.next
     })
 }
 
@@ -235,6 +240,7 @@ pub fn acp_session_close(handle: u32) -> Result<()> {
 pub fn acp_session_release(handle: u32) -> Result<()> {
     guard(|| {
         sessions(|s| s.live.remove(&handle));
+        crate::acp_external::forget(handle);
         Ok(())
     })
 }

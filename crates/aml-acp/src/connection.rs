@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use aml_process::{OutputStream, ProcessStdin};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -22,6 +21,7 @@ use crate::events::Event;
 use crate::lines::LineSplitter;
 use crate::permission::{self, PermissionPolicy};
 use crate::tail::Tail;
+use crate::transport::{Input, Output};
 use crate::wire::{self, Incoming};
 
 pub type Reply = Result<Box<RawValue>, AcpError>;
@@ -141,9 +141,9 @@ pub struct Connection {
 
 impl Connection {
     pub fn start(
-        stdin: ProcessStdin,
-        stdout: OutputStream,
-        stderr: OutputStream,
+        stdin: Input,
+        stdout: Output,
+        stderr: Output,
         events: mpsc::Sender<Event>,
         policy: PermissionPolicy,
         limits: ConnectionLimits,
@@ -230,15 +230,15 @@ impl Connection {
     }
 }
 
-async fn write_loop(mut stdin: ProcessStdin, mut outgoing: mpsc::Receiver<Vec<u8>>) {
+async fn write_loop(mut stdin: Input, mut outgoing: mpsc::Receiver<Vec<u8>>) {
     while let Some(line) = outgoing.recv().await {
-        if stdin.write_all(&line).await.is_err() {
+        if stdin.write_all(line).await.is_err() {
             return;
         }
     }
 }
 
-async fn stderr_loop(mut stderr: OutputStream, shared: Arc<Shared>, done: CancellationToken) {
+async fn stderr_loop(mut stderr: Output, shared: Arc<Shared>, done: CancellationToken) {
     while let Ok(Some(chunk)) = stderr.read_chunk().await {
         shared
             .stderr
@@ -250,7 +250,7 @@ async fn stderr_loop(mut stderr: OutputStream, shared: Arc<Shared>, done: Cancel
 }
 
 async fn read_loop(
-    mut stdout: OutputStream,
+    mut stdout: Output,
     shared: Arc<Shared>,
     out: mpsc::Sender<Vec<u8>>,
     events: mpsc::Sender<Event>,

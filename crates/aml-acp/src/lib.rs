@@ -23,6 +23,7 @@ mod lines;
 mod permission;
 mod session;
 mod tail;
+mod transport;
 mod wire;
 
 pub use bridge::{start as start_bridge, Bridge};
@@ -34,3 +35,4 @@ pub use launch::{
 };
 pub use permission::PermissionPolicy;
 pub use session::{Limits, Session, SessionConfig, SessionSpec, PROTOCOL_VERSION};
+pub use transport::{external, ExternalAgent, ExternalExit, ExternalPort, Pipe};

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use aml_process::{ExitStatus, ProcessError, ProcessHandle, SpawnOptions};
+use aml_process::{ExitStatus, ProcessError, SpawnOptions};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -22,6 +22,7 @@ use crate::error::{AcpError, ErrorKind};
 use crate::events::{Event, ProcessFact};
 use crate::launch::{spawn_error, Launch};
 use crate::permission::PermissionPolicy;
+use crate::transport::{Child, ExternalAgent, Input, Output};
 
 /// ACP `PROTOCOL_VERSION` of `@agentclientprotocol/sdk` 1.3.0.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -104,9 +105,20 @@ pub struct Session {
 impl Session {
     /// Starts the actor; must be called inside a tokio runtime.
     pub fn start(config: SessionConfig) -> Session {
+        Session::start_with(config, None)
+    }
+
+    /// Starts the actor over a process someone else started and supervises (a Sandbox's
+    /// `spawn()`); `config.launch` is only used for its command line. Must be called inside
+    /// a tokio runtime.
+    pub fn start_external(config: SessionConfig, agent: ExternalAgent) -> Session {
+        Session::start_with(config, Some(agent))
+    }
+
+    fn start_with(config: SessionConfig, external: Option<ExternalAgent>) -> Session {
         let (commands, inbox) = mpsc::unbounded_channel();
         let (events, outbox) = mpsc::channel(config.limits.events.max(1));
-        tokio::spawn(run(config, inbox, events));
+        tokio::spawn(run(config, external, inbox, events));
         Session {
             commands,
             events: tokio::sync::Mutex::new(outbox),
@@ -154,7 +166,7 @@ impl Session {
 }
 
 struct Actor {
-    process: ProcessHandle,
+    process: Child,
     conn: Connection,
     events: mpsc::Sender<Event>,
     limits: Limits,
@@ -165,6 +177,7 @@ struct Actor {
 
 async fn run(
     config: SessionConfig,
+    external: Option<ExternalAgent>,
     mut commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::Sender<Event>,
 ) {
@@ -175,7 +188,11 @@ async fn run(
         state_directory,
     } = config;
     let mut session_errors = Vec::new();
-    match spawn(&launch, &session, limits, &events).await {
+    let started = match external {
+        Some(agent) => Ok(attach(agent, &session, limits, &events)),
+        None => spawn(&launch, &session, limits, &events).await,
+    };
+    match started {
         Err(error) => {
             let _ = events.send(Event::Failed(error)).await;
         }
@@ -266,6 +283,39 @@ async fn spawn(
     ) else {
         unreachable!("a fresh process handle has all three pipes");
     };
+    let pipes = (
+        Input::Local(stdin),
+        Output::Local(stdout),
+        Output::Local(stderr),
+    );
+    Ok(actor(Child::Local(process), pipes, session, limits, events))
+}
+
+/// An external process is already running; its spawn facts were reported by its launcher.
+fn attach(
+    agent: ExternalAgent,
+    session: &SessionSpec,
+    limits: Limits,
+    events: &mpsc::Sender<Event>,
+) -> Actor {
+    let (child, stdin, stdout, stderr) = agent.split();
+    actor(
+        Child::External(child),
+        (stdin, stdout, stderr),
+        session,
+        limits,
+        events,
+    )
+}
+
+fn actor(
+    process: Child,
+    (stdin, stdout, stderr): (Input, Output, Output),
+    session: &SessionSpec,
+    limits: Limits,
+    events: &mpsc::Sender<Event>,
+) -> Actor {
+    let execution_id = process.id();
     let conn = Connection::start(
         stdin,
         stdout,
@@ -278,7 +328,7 @@ async fn spawn(
             text: limits.text,
         },
     );
-    Ok(Actor {
+    Actor {
         process,
         conn,
         events: events.clone(),
@@ -286,7 +336,7 @@ async fn spawn(
         execution_id,
         exit: None,
         session_id: String::new(),
-    })
+    }
 }
 
 enum Step {
@@ -526,7 +576,7 @@ impl Actor {
         let mut errors = Vec::new();
         self.conn.close();
         self.emit(self.fact("kill_requested", None)).await;
-        self.process.kill().await;
+        self.process.kill(self.limits.kill_grace).await;
         self.emit(self.fact("kill_completed", None)).await;
         if self.exit.is_none() {
             match self.process.wait().await {
