@@ -1,0 +1,131 @@
+// Real coding agents end to end, offline (DESIGN.md §4): the agents are exact-pinned
+// devDependencies, driven through the built-in profiles against a scripted model server on
+// 127.0.0.1 (support/model-server.ts). Each run must call one AML Tool through the MCP bridge
+// and submit a structured result that the runtime validates; the cancellation run aborts a
+// turn whose model request never answers and checks that the agent's process tree is gone.
+// An agent that cannot run here is skipped with the reason in its title (visible in the
+// report as skipped, never as passed).
+import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+import { afterAll, describe, expect, it } from "vitest"
+import { z } from "zod"
+
+import { Agent, AmlRuntime, Tool, defineTool, evaluate, opencodeAgent } from "@aml-jsx/sdk"
+
+import { liveAcpBridges, liveAcpSessions } from "../lib/native.js"
+import { rejection } from "./support/errors.js"
+import { STALL, startModelServer, type ModelServer } from "./support/model-server.js"
+import { exists } from "./support/processes.js"
+import { traced } from "./support/trace.js"
+
+const work = realpathSync(mkdtempSync(join(tmpdir(), "aml-real-agents-")))
+afterAll(() => rmSync(work, { force: true, recursive: true }))
+
+const Result = z.object({ echoed: z.string() })
+const calls: string[] = []
+const echo = defineTool({
+  description: "Echo the given text back, prefixed with 'echo: '.",
+  execute: ({ text }: { text: string }) => {
+    calls.push(text)
+    return `echo: ${text}`
+  },
+  input: z.object({ text: z.string() }),
+  name: "echo",
+})
+
+/** One structured run: Tool call over the bridge, then a validated submission. */
+async function structuredRun(provider: any) {
+  calls.length = 0
+  const runtime = new AmlRuntime({ agentProvider: provider })
+  const events = traced(runtime, false)
+  const Probe = async () =>
+    JSON.stringify(
+      await evaluate(
+        <Agent>
+          <Tool use={echo} />
+          Call the echo tool with the text "offline", then submit its exact result as echoed.
+        </Agent>,
+        Result,
+      ),
+    )
+  const value = JSON.parse(await runtime.evaluate(<Probe />))
+  return { events, value }
+}
+
+function leaderPid(events: any[]) {
+  const started = events.find((e) => e.name === "sandbox.process" && e.attributes.state === "started")
+  return Number(String(started.attributes["execution.id"]).split(":")[1])
+}
+
+async function cancelledRun(provider: any, server: ModelServer) {
+  const controller = new AbortController()
+  const runtime = new AmlRuntime({ agentProvider: provider })
+  const events = traced(runtime, false)
+  const pending = runtime.evaluate(<Agent>{`${STALL}: wait for the model.`}</Agent>, { signal: controller.signal })
+  // Hang guard only: the model request reaching the server is the order we wait for.
+  const deadline = Date.now() + 120_000
+  while (server.stalled() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  expect(server.stalled()).toBe(1)
+  const pid = leaderPid(events)
+  expect(exists(pid)).toBe(true)
+  controller.abort()
+  expect(await rejection(pending)).toBe(controller.signal.reason)
+  expect(exists(pid)).toBe(false)
+  const names = events.filter((e) => e.type === "event").map((e) => e.name)
+  expect(names).toContain("acp.session.cancel")
+  expect(events.filter((e) => e.name === "sandbox.process").map((e) => e.attributes.state)).toContain("kill_completed")
+}
+
+function expectStructured(result: { events: any[]; value: any }, server: ModelServer) {
+  expect(result.value).toEqual({ echoed: "echo: offline" })
+  expect(calls).toEqual(["offline"])
+  const outputs = result.events.filter((e) => e.name === "agent.output").map((e) => e.attributes.status)
+  expect(outputs).toEqual(["accepted"])
+  expect(result.events.some((e) => e.type === "span.start" && e.kind === "tool" && e.name === "echo")).toBe(true)
+  // The Tool result reached the model through the agent.
+  expect(JSON.stringify(server.requests.map((r) => r.body))).toContain("echo: offline")
+  expect(liveAcpSessions()).toBe(0)
+  expect(liveAcpBridges()).toBe(0)
+}
+
+describe("opencodeAgent with opencode-ai (Chat Completions)", () => {
+  const provider = (url: string) =>
+    opencodeAgent({
+      config: {
+        autoupdate: false,
+        model: "local/scripted",
+        provider: {
+          local: {
+            models: { scripted: { name: "Scripted", tool_call: true } },
+            name: "Local scripted",
+            npm: "@ai-sdk/openai-compatible",
+            options: { apiKey: "dummy", baseURL: url },
+          },
+        },
+        share: "disabled",
+        small_model: "local/scripted",
+      },
+      directory: work,
+      env: { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
+    })
+
+  it("calls an AML Tool over the bridge and submits a validated structured result", async () => {
+    const server = await startModelServer("echo")
+    try {
+      expectStructured(await structuredRun(provider(server.url)), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+
+  it("cancels a turn: session/cancel, then the agent's tree is killed and reaped", async () => {
+    const server = await startModelServer("echo")
+    try {
+      await cancelledRun(provider(server.url), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
