@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 
-import { Agent, AmlRuntime, Tool, defineTool, evaluate, opencodeAgent } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, Tool, codexAgent, copilotAgent, defineTool, evaluate, opencodeAgent } from "@aml-jsx/sdk"
 
 import { liveAcpBridges, liveAcpSessions } from "../lib/native.js"
 import { rejection } from "./support/errors.js"
@@ -109,6 +109,70 @@ describe("opencodeAgent with opencode-ai (Chat Completions)", () => {
       },
       directory: work,
       env: { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
+    })
+
+  it("calls an AML Tool over the bridge and submits a validated structured result", async () => {
+    const server = await startModelServer("echo")
+    try {
+      expectStructured(await structuredRun(provider(server.url)), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+
+  it("cancels a turn: session/cancel, then the agent's tree is killed and reaped", async () => {
+    const server = await startModelServer("echo")
+    try {
+      await cancelledRun(provider(server.url), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
+
+describe("copilotAgent with @github/copilot (Chat Completions, offline mode)", () => {
+  const provider = (url: string) =>
+    copilotAgent({
+      env: {
+        COPILOT_MODEL: "scripted",
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_API_KEY: "dummy",
+        COPILOT_PROVIDER_BASE_URL: url,
+      },
+      model: "scripted",
+      workingDirectory: work,
+    })
+
+  it("calls an AML Tool over the bridge and submits a validated structured result", async () => {
+    const server = await startModelServer("echo")
+    try {
+      expectStructured(await structuredRun(provider(server.url)), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+
+  it("cancels a turn: session/cancel, then the agent's tree is killed and reaped", async () => {
+    const server = await startModelServer("echo")
+    try {
+      await cancelledRun(provider(server.url), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
+
+describe("codexAgent with @zed-industries/codex-acp (Responses API)", () => {
+  const provider = (url: string) =>
+    codexAgent({
+      apiKey: "dummy",
+      config: {
+        model_provider: "local",
+        model_providers: { local: { base_url: url, env_key: "CODEX_API_KEY", name: "Local scripted", wire_api: "responses" } },
+      },
+      env: { CODEX_API_KEY: "dummy" },
+      model: "gpt-5",
+      workingDirectory: work,
     })
 
   it("calls an AML Tool over the bridge and submits a validated structured result", async () => {
