@@ -5,7 +5,7 @@
 // turn whose model request never answers and checks that the agent's process tree is gone.
 // An agent that cannot run here is skipped with the reason in its title (visible in the
 // report as skipped, never as passed).
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -163,17 +163,21 @@ describe("copilotAgent with @github/copilot (Chat Completions, offline mode)", (
 })
 
 describe("codexAgent with @zed-industries/codex-acp (Responses API)", () => {
-  const provider = (url: string) =>
-    codexAgent({
-      apiKey: "dummy",
-      config: {
-        model_provider: "local",
-        model_providers: { local: { base_url: url, env_key: "CODEX_API_KEY", name: "Local scripted", wire_api: "responses" } },
-      },
-      env: { CODEX_API_KEY: "dummy" },
-      model: "gpt-5",
-      workingDirectory: work,
-    })
+  // @zed-industries/codex-acp 0.16 differs from the profile's target (@agentclientprotocol/
+  // codex-acp) in two ways that matter offline: it names its key method "codex-api-key", not
+  // "api-key", and it does not read CODEX_CONFIG. So this run passes no apiKey and points
+  // CODEX_HOME (which `env` may override) at a prepared home: auth.json logs it in and
+  // config.toml selects the scripted Responses API provider.
+  const home = join(work, "codex-home")
+  mkdirSync(home, { recursive: true })
+  writeFileSync(join(home, "auth.json"), JSON.stringify({ OPENAI_API_KEY: "dummy" }))
+  const provider = (url: string) => {
+    writeFileSync(
+      join(home, "config.toml"),
+      `model = "gpt-5"\nmodel_provider = "local"\n\n[model_providers.local]\nname = "Local scripted"\nbase_url = "${url}"\nenv_key = "LOCAL_SCRIPTED_KEY"\nwire_api = "responses"\n`,
+    )
+    return codexAgent({ env: { CODEX_HOME: home, LOCAL_SCRIPTED_KEY: "dummy" }, model: "gpt-5", workingDirectory: work })
+  }
 
   it("calls an AML Tool over the bridge and submits a validated structured result", async () => {
     const server = await startModelServer("echo")

@@ -31,7 +31,12 @@ const text = (value: unknown): string =>
 function read(path: string, body: any) {
   if (path.endsWith("/responses")) {
     const items: any[] = Array.isArray(body.input) ? body.input : []
-    const tools = (body.tools ?? []).map((tool: any) => tool.name ?? tool.function?.name).filter(Boolean)
+    // Codex groups an MCP server's tools in a `namespace` tool: "<namespace>/<tool>".
+    const tools = (body.tools ?? [])
+      .flatMap((tool: any) =>
+        tool.type === "namespace" ? (tool.tools ?? []).map((inner: any) => `${tool.name}/${inner.name}`) : [tool.name ?? tool.function?.name],
+      )
+      .filter(Boolean)
     const results = items.filter((item) => item.type === "function_call_output").map((item) => text(item.output))
     const prompt = [body.instructions ?? "", ...items.map((item) => text(item.content))].join("\n")
     return { prompt, results, tools }
@@ -49,7 +54,8 @@ function plan(path: string, body: any, toolSuffix: string): Step | "stall" {
   const tool = tools.find((name: string) => name.endsWith(toolSuffix))
   const submit = tools.find((name: string) => name.endsWith("aml_submit_result"))
   if (tool !== undefined && results.length === 0) return { call: { args: { text: "offline" }, name: tool } }
-  const echoed = results.find((result: string) => result.includes("echo: ")) ?? results[0] ?? ""
+  // Agents wrap tool output differently (plain text, JSON content blocks, timing lines).
+  const echoed = results.map((result: string) => /echo: [A-Za-z0-9]+/.exec(result)?.[0]).find(Boolean) ?? ""
   if (submit !== undefined && results.length === 1) {
     return { call: { args: { result: { echoed: echoed.trim() } }, name: submit } }
   }
@@ -79,12 +85,17 @@ function chat(res: ServerResponse, step: Step) {
   res.end("data: [DONE]\n\n")
 }
 
+function callName(name: string) {
+  const slash = name.indexOf("/")
+  return slash < 0 ? { name } : { name: name.slice(slash + 1), namespace: name.slice(0, slash) }
+}
+
 function responses(res: ServerResponse, step: Step) {
   const id = "resp_scripted"
   const item =
     step.call === undefined
       ? { content: [{ annotations: [], text: step.text, type: "output_text" }], id: "msg_1", role: "assistant", status: "completed", type: "message" }
-      : { arguments: JSON.stringify(step.call.args), call_id: "call_1", id: "fc_1", name: step.call.name, status: "completed", type: "function_call" }
+      : { arguments: JSON.stringify(step.call.args), call_id: "call_1", id: "fc_1", ...callName(step.call.name), status: "completed", type: "function_call" }
   const response = { created_at: 1, id, model: "scripted", object: "response", output: [] as unknown[], status: "in_progress" }
   const events: unknown[] = [{ response, sequence_number: 0, type: "response.created" }]
   events.push({ item, output_index: 0, sequence_number: 1, type: "response.output_item.added" })
