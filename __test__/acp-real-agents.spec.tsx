@@ -5,14 +5,14 @@
 // turn whose model request never answers and checks that the agent's process tree is gone.
 // An agent that cannot run here is skipped with the reason in its title (visible in the
 // report as skipped, never as passed).
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 
-import { Agent, AmlRuntime, Tool, codexAgent, copilotAgent, defineTool, evaluate, opencodeAgent } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, Tool, codexAgent, copilotAgent, defineTool, evaluate, opencodeAgent, piAgent } from "@aml-jsx/sdk"
 
 import { liveAcpBridges, liveAcpSessions } from "../lib/native.js"
 import { rejection } from "./support/errors.js"
@@ -180,6 +180,52 @@ describe("codexAgent with @zed-industries/codex-acp (Responses API)", () => {
   }
 
   it("calls an AML Tool over the bridge and submits a validated structured result", async () => {
+    const server = await startModelServer("echo")
+    try {
+      expectStructured(await structuredRun(provider(server.url)), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+
+  it("cancels a turn: session/cancel, then the agent's tree is killed and reaped", async () => {
+    const server = await startModelServer("echo")
+    try {
+      await cancelledRun(provider(server.url), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
+
+describe("piAgent with pi-acp 0.0.24 + @earendil-works/pi-coding-agent 0.74.2 (Chat Completions)", () => {
+  // pi-acp reads nothing but its agent directory, which the profile owns (PI_CODING_AGENT_DIR
+  // in the state directory); so piCommand is a small launcher that installs the scripted
+  // provider (models.json, settings defaults) there and then runs the real pi. OPENAI_API_KEY
+  // only satisfies pi-acp's "some credential is configured" check before pi starts.
+  const launcher = join(work, "pi-offline")
+  const provider = (url: string) => {
+    const models = {
+      providers: {
+        local: {
+          api: "openai-completions",
+          apiKey: "dummy",
+          baseUrl: url,
+          models: [{ contextWindow: 128000, cost: { cacheRead: 0, cacheWrite: 0, input: 0, output: 0 }, id: "scripted", input: ["text"], maxTokens: 4096, name: "Scripted", reasoning: false }],
+        },
+      },
+    }
+    const settings = { defaultModel: "scripted", defaultProvider: "local", quietStartup: true }
+    writeFileSync(join(work, "pi-models.json"), JSON.stringify(models))
+    writeFileSync(
+      launcher,
+      `#!/bin/sh\ncp "${join(work, "pi-models.json")}" "$PI_CODING_AGENT_DIR/models.json"\nprintf '%s' '${JSON.stringify(settings)}' > "$PI_CODING_AGENT_DIR/settings.json"\nexec "${join(process.cwd(), "node_modules/.bin/pi")}" "$@"\n`,
+    )
+    chmodSync(launcher, 0o755)
+    return piAgent({ env: { OPENAI_API_KEY: "dummy" }, piCommand: launcher, workingDirectory: work })
+  }
+
+  it("calls an AML Tool through pi-mcp-adapter and the bridge and submits a validated structured result", async () => {
     const server = await startModelServer("echo")
     try {
       expectStructured(await structuredRun(provider(server.url)), server)

@@ -51,13 +51,17 @@ function read(path: string, body: any) {
 function plan(path: string, body: any, toolSuffix: string): Step | "stall" {
   const { prompt, results, tools } = read(path, body)
   if (prompt.includes(STALL) && results.length === 0) return "stall"
-  const tool = tools.find((name: string) => name.endsWith(toolSuffix))
-  const submit = tools.find((name: string) => name.endsWith("aml_submit_result"))
-  if (tool !== undefined && results.length === 0) return { call: { args: { text: "offline" }, name: tool } }
+  // pi-mcp-adapter offers one proxy tool, `mcp`, that takes { tool, args } (and knows the
+  // exact names from its cache); other agents list each MCP tool under a prefixed name.
+  const proxy = tools.includes("mcp") && prompt.includes("aml_submit_result")
+  const tool = proxy ? "mcp" : tools.find((name: string) => name.endsWith(toolSuffix))
+  const submit = proxy ? "mcp" : tools.find((name: string) => name.endsWith("aml_submit_result"))
+  const input = (name: string, args: unknown) => (proxy ? { args, tool: name } : args)
+  if (tool !== undefined && results.length === 0) return { call: { args: input(toolSuffix, { text: "offline" }), name: tool } }
   // Agents wrap tool output differently (plain text, JSON content blocks, timing lines).
   const echoed = results.map((result: string) => /echo: [A-Za-z0-9]+/.exec(result)?.[0]).find(Boolean) ?? ""
   if (submit !== undefined && results.length === 1) {
-    return { call: { args: { result: { echoed: echoed.trim() } }, name: submit } }
+    return { call: { args: input("aml_submit_result", { result: { echoed } }), name: submit } }
   }
   if (tool === undefined && submit === undefined) return { text: "Scripted title" }
   return { text: `final: ${echoed.trim()}` }
