@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { z } from "zod"
 
-import { Agent, AmlRuntime, Tool, codexAgent, copilotAgent, defineTool, evaluate, opencodeAgent, piAgent } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, Sandbox, Tool, codexAgent, copilotAgent, defineTool, evaluate, localSandbox, opencodeAgent, piAgent } from "@aml-jsx/sdk"
 
 import { liveAcpBridges, liveAcpSessions } from "../lib/native.js"
 import { rejection } from "./support/errors.js"
@@ -156,6 +156,38 @@ describe("copilotAgent with @github/copilot (Chat Completions, offline mode)", (
     const server = await startModelServer("echo")
     try {
       await cancelledRun(provider(server.url), server)
+    } finally {
+      await server.close()
+    }
+  }, 180_000)
+})
+
+describe("copilotAgent inside a Local Sandbox (Sandbox launch with a real agent)", () => {
+  it("spawns copilot through the Sandbox runtime and completes the same structured run", async () => {
+    const server = await startModelServer("echo")
+    try {
+      calls.length = 0
+      const provider = copilotAgent({
+        env: { COPILOT_MODEL: "scripted", COPILOT_OFFLINE: "true", COPILOT_PROVIDER_API_KEY: "dummy", COPILOT_PROVIDER_BASE_URL: server.url },
+        model: "scripted",
+      })
+      const runtime = new AmlRuntime({ agentProvider: provider, sandboxProvider: localSandbox({ workspace: work }) })
+      const events = traced(runtime, false)
+      const Probe = async () =>
+        JSON.stringify(
+          await evaluate(
+            <Agent>
+              <Tool use={echo} />
+              Call the echo tool with the text "offline", then submit its exact result as echoed.
+            </Agent>,
+            Result,
+          ),
+        )
+      const value = JSON.parse(await runtime.evaluate(<Sandbox access="read-write">{<Probe />}</Sandbox>))
+      expectStructured({ events, value }, server)
+      const started = events.find((e) => e.name === "sandbox.process" && e.attributes.state === "started")
+      expect(started.attributes["execution.id"]).toMatch(/^local-process:\d+$/)
+      expect(exists(leaderPid(events))).toBe(false)
     } finally {
       await server.close()
     }

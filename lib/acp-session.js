@@ -83,6 +83,10 @@ export class AcpSession {
     this.#spans?.point(this.#parent, name, attributes, sensitive)
   }
 
+  #reportUpdates(list) {
+    if (this.#parent !== undefined) this.#spans?.points(list)
+  }
+
   #process(event) {
     const attributes = { state: event.state }
     if (event.executionId !== undefined) attributes["execution.id"] = event.executionId
@@ -90,23 +94,34 @@ export class AcpSession {
     this.#point("sandbox.process", attributes, event.command === undefined ? undefined : { command: event.command })
   }
 
-  /** Reports updates and process facts until the next outcome event. */
+  /**
+   * Reports updates and process facts until the next outcome event. A batch's updates are
+   * reported together (one trace drain), before anything that follows them.
+   */
   async #until() {
     for (;;) {
       const batch = this.#batch
+      let updates
       while (this.#index < batch.length) {
         const event = batch[this.#index++]
         if (event.kind === "update") {
           const attributes = { sessionId: event.sessionId, sessionUpdate: event.sessionUpdate }
           if (event.toolName !== undefined) attributes.toolName = event.toolName
-          this.#point("acp.session.update", attributes, { update: event.update })
-        } else if (event.kind === "process") {
+          const sensitive = event.update === undefined ? undefined : { update: event.update }
+          ;(updates ??= []).push([this.#parent, "acp.session.update", attributes, sensitive])
+          continue
+        }
+        if (updates !== undefined) this.#reportUpdates(updates)
+        updates = undefined
+        if (event.kind === "process") {
           this.#process(event)
         } else {
           return event
         }
       }
-      this.#batch = JSON.parse(await acpSessionNext(this.#handle))
+      if (updates !== undefined) this.#reportUpdates(updates)
+      // Tell the session how much of each update is wanted now (a listener may come or go).
+      this.#batch = JSON.parse(await acpSessionNext(this.#handle, this.#spans?.detail() ?? 0))
       this.#index = 0
       if (this.#batch.length === 0) return { kind: "closed", resourceErrors: [], sessionErrors: [] }
     }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aml_acp::{
-    ConfigEntry, ConfigTarget, Event, Launch, LaunchFile, LaunchFileError, Limits,
+    ConfigEntry, ConfigTarget, Detail, Event, Launch, LaunchFile, LaunchFileError, Limits,
     PermissionPolicy, Session, SessionConfig, SessionSpec,
 };
 use napi::bindgen_prelude::Object;
@@ -108,6 +108,7 @@ pub(crate) fn parse_config(text: &str) -> Result<SessionConfig> {
             authentication_method_id: config.authentication_method_id,
             configuration,
             permission_policy,
+            detail: Default::default(),
         },
         limits: Limits {
             cancel_grace: millis(config.cancel_grace_ms, defaults.cancel_grace),
@@ -159,13 +160,17 @@ fn event_json(event: Event) -> Value {
             out
         }
         Event::Created { session_id } => json!({ "kind": "created", "sessionId": session_id }),
+        // Written directly by `write_events`; kept here for completeness.
         Event::Update {
             session_id,
             session_update,
             tool_name,
             update,
         } => {
-            let mut out = json!({ "kind": "update", "sessionId": session_id, "sessionUpdate": session_update, "update": update });
+            let mut out = json!({ "kind": "update", "sessionId": session_id, "sessionUpdate": session_update });
+            if let Some(update) = update {
+                out["update"] = update.into();
+            }
             if let Some(tool) = tool_name {
                 out["toolName"] = tool.into();
             }
@@ -199,15 +204,61 @@ fn event_json(event: Event) -> Value {
     }
 }
 
+/// One JSON array for a batch. Updates (the flood case) are written field by field into one
+/// buffer: no `Value` tree per update, one escape pass over the raw update text.
+fn write_events(events: Vec<Event>) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(64 * events.len() + 2);
+    out.push(b'[');
+    for (index, event) in events.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        // Writing to a Vec cannot fail.
+        match event {
+            Event::Update {
+                session_id,
+                session_update,
+                tool_name,
+                update,
+            } => {
+                out.extend_from_slice(br#"{"kind":"update","sessionId":"#);
+                let _ = serde_json::to_writer(&mut out, &session_id);
+                out.extend_from_slice(br#","sessionUpdate":"#);
+                let _ = serde_json::to_writer(&mut out, &session_update);
+                if let Some(tool) = tool_name {
+                    out.extend_from_slice(br#","toolName":"#);
+                    let _ = serde_json::to_writer(&mut out, &tool);
+                }
+                if let Some(update) = update {
+                    out.extend_from_slice(br#","update":"#);
+                    let _ = serde_json::to_writer(&mut out, &update);
+                }
+                out.push(b'}');
+            }
+            other => {
+                let _ = serde_json::to_writer(&mut out, &event_json(other));
+            }
+        }
+    }
+    out.push(b']');
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
 /// The events available now, as a JSON array; `[]` once the session has ended.
+///
+/// `detail` is what the observer wants of the updates from now on: 0 none (nobody traces),
+/// 1 metadata (no listener takes content), 2 the raw update JSON too.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn acp_session_next(env: &Env, handle: u32) -> Result<Object<'_>> {
+pub fn acp_session_next(env: &Env, handle: u32, detail: u32) -> Result<Object<'_>> {
     let session = guard(|| session(handle))?;
-    let next = async move {
-        let events = session.next(BATCH).await;
-        let out: Vec<Value> = events.into_iter().map(event_json).collect();
-        Ok(Value::Array(out).to_string())
-    };
+    session.set_detail(match detail {
+        0 => Detail::None,
+        1 => Detail::Metadata,
+        _ => Detail::Full,
+    });
+    let next = async move { Ok(write_events(session.next(BATCH).await)) };
     spawn_promise(env, next, |_, text| Ok(text))
 }
 

@@ -29,7 +29,7 @@ mod wire;
 pub use bridge::{start as start_bridge, Bridge};
 pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};
-pub use events::{Event, ProcessFact};
+pub use events::{Detail, Event, ProcessFact, UpdateDetail};
 pub use launch::{
     check_path, create_state_directory, write_launch_files, Launch, LaunchFile, LaunchFileError,
 };

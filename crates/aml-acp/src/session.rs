@@ -19,7 +19,7 @@ use tokio::time::{sleep_until, timeout, Instant};
 use crate::config::{self, ConfigEntry};
 use crate::connection::{Connection, ConnectionLimits, Reply, OUTPUT_CLOSED};
 use crate::error::{AcpError, ErrorKind};
-use crate::events::{Event, ProcessFact};
+use crate::events::{Detail, Event, ProcessFact, UpdateDetail};
 use crate::launch::{spawn_error, Launch};
 use crate::permission::PermissionPolicy;
 use crate::transport::{Child, ExternalAgent, Input, Output};
@@ -46,6 +46,8 @@ pub struct SessionSpec {
     pub authentication_method_id: Option<String>,
     pub configuration: Vec<ConfigEntry>,
     pub permission_policy: PermissionPolicy,
+    /// How much of each update to report (full unless the observer says otherwise).
+    pub detail: UpdateDetail,
 }
 
 /// Bounds of one session. The defaults are the documented ones where there are any.
@@ -100,6 +102,7 @@ pub enum Command {
 pub struct Session {
     commands: mpsc::UnboundedSender<Command>,
     events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
+    detail: UpdateDetail,
 }
 
 impl Session {
@@ -118,10 +121,12 @@ impl Session {
     fn start_with(config: SessionConfig, external: Option<ExternalAgent>) -> Session {
         let (commands, inbox) = mpsc::unbounded_channel();
         let (events, outbox) = mpsc::channel(config.limits.events.max(1));
+        let detail = config.session.detail.clone();
         tokio::spawn(run(config, external, inbox, events));
         Session {
             commands,
             events: tokio::sync::Mutex::new(outbox),
+            detail,
         }
     }
 
@@ -133,6 +138,11 @@ impl Session {
     /// Sends `session/cancel` (the current turn gets `cancel_grace` to end).
     pub fn cancel(&self) {
         let _ = self.commands.send(Command::Cancel);
+    }
+
+    /// How much of each later update to report.
+    pub fn set_detail(&self, detail: Detail) {
+        self.detail.set(detail);
     }
 
     /// Ends the session; `Closed` is the last event.
@@ -322,6 +332,7 @@ fn actor(
         stderr,
         events.clone(),
         session.permission_policy,
+        session.detail.clone(),
         ConnectionLimits {
             line: limits.line,
             stderr_tail: limits.stderr_tail,
