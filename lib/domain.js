@@ -10,6 +10,7 @@ import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
+import { nodeIdentity } from "./node.js"
 import { nativeLimits } from "./runtime-options.js"
 import { evaluateStructured } from "./structured.js"
 import { findSpanRunner } from "./span-runner.js"
@@ -76,10 +77,12 @@ export class EvaluationDomain {
     /** Queued Agents by task id: `{ resolve, reject, label }`. */
     this.slotWaiters = new Map()
     /**
-     * Component-local evaluate() tasks by id → their run: an Agent cancelled in one rejects
-     * with its wrapper (agent-run.js). Ids are reused, so only the owning run removes one.
+     * Component-local evaluate() tasks: by task id, the number of the run that owns it (0:
+     * none). An Agent cancelled in one rejects with its wrapper (agent-run.js). Ids are
+     * reused, so only the owning run clears one. An array: ids are small and dense.
      */
-    this.localTasks = new Map()
+    this.localTasks = []
+    this.lastLocalRun = 0
     /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
     this.graceTimer = undefined
     this.onAbort = () => {
@@ -102,14 +105,24 @@ export class EvaluationDomain {
     this.refreshTracing()
   }
 
-  /** A stable small integer per object, so the engine can track cycles by identity. */
+  /**
+   * A stable integer per object, so the engine can track cycles by identity: odd numbers,
+   * disjoint from the even ones this copy's nodes carry from their creation (node.js).
+   */
   identity(object) {
     let id = this.identities.get(object)
     if (id === undefined) {
-      id = this.nextIdentity++
+      id = this.nextIdentity
+      this.nextIdentity += 2
       this.identities.set(object, id)
     }
     return id
+  }
+
+  /** A node's identity: its creation number, or an object identity for foreign nodes. */
+  nodeIdentity(node) {
+    const id = nodeIdentity(node)
+    return id !== 0 ? id : this.identity(node)
   }
 
   refreshTracing() {
@@ -130,16 +143,28 @@ export class EvaluationDomain {
     return runTask(this, this.native.newTask(null), value, ROOT_ENV)
   }
 
-  evaluateNested(parentTask, value, env) {
+  /**
+   * Starts `value` as a nested task of `parentTask`. `scope` is the ComponentScope whose
+   * `evaluate()` started it, if any: its bookkeeping shares this task's one settle reaction
+   * (each promise also runs the AsyncLocalStorage hooks on Node 20).
+   */
+  evaluateNested(parentTask, value, env, scope) {
     // After an abort the parent task may already have failed (its await rejected with the
     // reason while the component kept running): reject like any frame would, without
     // asking the engine for a child of a dead task.
-    if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    if (this.signal.aborted) {
+      const rejected = Promise.reject(this.signal.reason)
+      if (scope !== undefined) {
+        const order = scope.started++
+        rejected.then(undefined, (error) => scope.nestedFailed(rejected, error, order))
+      }
+      return rejected
+    }
     const task = this.native.newTask(parentTask)
     // Marked before the task starts: it runs synchronously up to its first await.
     const local = this.localTasks
-    const owner = {}
-    local.set(task, owner)
+    const owner = ++this.lastLocalRun
+    local[task] = owner
     let running
     if (syncNesting >= MAX_SYNC_NESTING) {
       running = Promise.resolve().then(() => runTask(this, task, value, env))
@@ -155,9 +180,23 @@ export class EvaluationDomain {
     tasks.add(running)
     const forget = () => {
       tasks.delete(running)
-      if (local.get(task) === owner) local.delete(task)
+      if (local[task] === owner) local[task] = 0
     }
-    running.then(forget, forget)
+    if (scope === undefined) {
+      running.then(forget, forget)
+    } else {
+      const order = scope.started++
+      running.then(
+        () => {
+          forget()
+          scope.pending.delete(running)
+        },
+        (error) => {
+          forget()
+          scope.nestedFailed(running, error, order)
+        },
+      )
+    }
     return running
   }
 
