@@ -917,6 +917,43 @@ export type OpenCodeAgentProvider = Readonly<AgentProvider & { readonly name: "o
  */
 export declare function opencodeAgent(options?: OpenCodeAgentOptions): OpenCodeAgentProvider
 
+/** Pi's reasoning levels (the ACP `thought_level` configuration value). */
+export type PiThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max"
+/** Options of {@link piAgent}. */
+export interface PiAgentOptions {
+  /** Extra arguments of the ACP executable, passed exactly as supplied. */
+  readonly args?: readonly string[]
+  /** The ACP executable AML spawns. Default `"pi-acp"`. */
+  readonly command?: string
+  /** Provider credentials and native environment, copied into the launch environment. */
+  readonly env?: Readonly<Record<string, string>>
+  /**
+   * The `pi-mcp-adapter` entry point, used for AML Tools, MCP servers and structured output.
+   * Default: `pi-mcp-adapter` resolved from `process.cwd()` (local launch only).
+   */
+  readonly mcpAdapterPath?: string
+  /** Model fallback (`session/set_config_option` category `model`); `<Agent model>` wins. */
+  readonly model?: string
+  /** The native Pi executable, run directly or through the generated wrapper. Default `"pi"`. */
+  readonly piCommand?: string
+  /** Pi's `thought_level` session configuration value. */
+  readonly thinkingLevel?: PiThinkingLevel
+  /** Local working directory when no Sandbox supplies the cwd (default `process.cwd()`). */
+  readonly workingDirectory?: string
+}
+/** The provider returned by {@link piAgent}. */
+export type PiAgentProvider = Readonly<AgentProvider & { readonly name: "pi" }>
+/**
+ * Pi through `pi-acp` with a private `HOME`, agent and session directories. Narrowed
+ * permissions become Pi's `--tools` allowlist in a generated `pi-for-aml` wrapper; AML Tools,
+ * MCP servers and structured output go through `pi-mcp-adapter` (`agent/mcp.json`).
+ * @throws {TypeError} `Pi Agent options must be an object`, `Pi ACP command|Pi command|Pi
+ *   model|Pi MCP adapter path|Pi workingDirectory must be a non-empty normalized string`,
+ *   `Pi ACP args must be strings without null bytes`, `Pi env must be an object`, `Pi
+ *   thinkingLevel is unsupported`.
+ */
+export declare function piAgent(options?: PiAgentOptions): PiAgentProvider
+
 // ---------------------------------------------------------------------------------------
 // Agent provider authoring
 // ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 
 pub mod acp;
 pub mod acp_bridge;
+pub mod acp_external;
 pub mod agent;
 pub mod cancellation;
 pub mod evaluation;
