@@ -11,6 +11,7 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::archive::{extract_archive, write_archive, ExtractLimits};
+use crate::cancel::Cancel;
 use crate::confine::{create_file, ensure_dir, Refused};
 use crate::error::{Result, WorkspaceError};
 use crate::select::{snapshot, Selection, SnapshotLimits};
@@ -43,7 +44,9 @@ pub fn pack_tree(root: &Path, limits: SnapshotLimits, max_archive_bytes: u64) ->
     let entries = snapshot(root, &selection, limits)?;
     let scratch = Scratch::new()?;
     let out = scratch.0.join("workspace.tar.gz");
-    let size = write_archive(root, &entries, &out)?;
+    // A Sandbox transfer is one bounded step of acquisition or release; it is not cut
+    // between files (the Workspace restore/save abort covers revisions only).
+    let size = write_archive(root, &entries, &out, &Cancel::new())?;
     if size > max_archive_bytes {
         return Err(WorkspaceError::range(format!(
             "Workspace transfer archive exceeded {max_archive_bytes} bytes"
@@ -142,7 +145,7 @@ pub fn mirror_archive(archive: &[u8], dest: &Path, limits: ExtractLimits) -> Res
         .mode(0o700)
         .create(&tree)
         .map_err(|e| WorkspaceError::io(&e, "mkdir", &tree))?;
-    extract_archive(&file, &tree, limits)?;
+    extract_archive(&file, &tree, limits, &Cancel::new())?;
     let wanted = entries(&tree)?;
     let present = entries(dest)?;
     // Parents sort before children, so a removed directory's contents are skipped.
