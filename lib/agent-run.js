@@ -11,6 +11,21 @@ import { grantedTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
 
+/**
+ * `Agent "<provider>" (<spanId>)`, the prefix of every Agent failure message. Built into a
+ * string only when a message needs it (templates call toString), not once per Agent call.
+ */
+class AgentLabel {
+  constructor(name, spanId) {
+    this.name = name
+    this.spanId = spanId
+  }
+
+  toString() {
+    return `Agent "${this.name}" (${this.spanId})`
+  }
+}
+
 function callProvider(provider, request, context) {
   return provider.run.call(provider.target, request, context)
 }
@@ -134,7 +149,7 @@ export function runAgent(domain, task, entry, structured) {
   const plan = native.agentPlan(task)
   const spanId = plan[0]
   const provider = entry.provider
-  const label = `Agent "${provider.name}" (${spanId})`
+  const label = new AgentLabel(provider.name, spanId)
   const trace = Object.freeze({ parentSpanId: plan[1], runId: domain.runId, spanId })
   const mcpRefs = domain.mcpServers.length === 0 ? EMPTY : native.agentMcp(task)
   const request = {
@@ -148,8 +163,10 @@ export function runAgent(domain, task, entry, structured) {
   const skillRefs = domain.skills.length === 0 ? EMPTY : native.agentSkills(task)
   // Only with a package <Skill> (skill.js), so requests without one keep their shape.
   // Staged oversized <Include> files (include.js) share the staging but are not Skills.
-  const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
-  if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
+  if (skillRefs.length > 0) {
+    const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
+    if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
+  }
   request.system = plan[3]
   const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
   // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).
