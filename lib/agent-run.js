@@ -5,6 +5,7 @@
 import { createObservability, observabilityServices, structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
+import { runJournaledAgent } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { inSpan } from "./span-runner.js"
 import { grantedTool } from "./tool-instrumentation.js"
@@ -19,7 +20,7 @@ async function invoke(provider, request, context) {
   return callProvider(provider, request, context)
 }
 
-function readText(response, label) {
+export function readText(response, label) {
   if (typeof response !== "object" || response === null) {
     throw new EvaluationError(`${label} returned an invalid response`)
   }
@@ -82,7 +83,7 @@ export function sandboxHandshake(domain, task, entry) {
  * provider that ignores the abort and answers anyway does not make the Agent succeed: once
  * it settled, the task fails with the reason (no provider failure to wrap).
  */
-async function callAgentProvider(domain, local, provider, request, context, label) {
+export async function callAgentProvider(domain, local, provider, request, context, label) {
   let response
   try {
     const running =
@@ -135,6 +136,10 @@ export async function runAgent(domain, task, entry, structured) {
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks.has(task)
+  // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
+  if (domain.journal !== undefined) {
+    return runJournaledAgent(domain, task, entry, structured, request, context, local, label, lease, refs, skillRefs)
+  }
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   let response

@@ -8,6 +8,7 @@ import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
+import { callJournaledTool } from "./journal-tool.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
 import { nativeLimits } from "./runtime-options.js"
@@ -80,6 +81,8 @@ export class EvaluationDomain {
      * with its wrapper (agent-run.js). Ids are reused, so only the owning run removes one.
      */
     this.localTasks = new Map()
+    /** The evaluation's JournalSession (journal-session.js), only when evaluate() got a journal. */
+    this.journal = undefined
     /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
     this.graceTimer = undefined
     this.onAbort = () => {
@@ -178,6 +181,7 @@ export class EvaluationDomain {
   /** A callable Tool invoked by the component on top of `task`: a `tool` span under it. */
   callTool(task, port, input) {
     if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    if (this.journal !== undefined) return callJournaledTool(this, task, port, input)
     return runToolSpan(this, port, input, this.native.currentSpan(task), this.signal)
   }
 

@@ -32,3 +32,5 @@ pub mod workspace_scope;
 // Workspace persistence (crates/aml-workspace): sessions, stores, JS storage adapters.
 pub mod workspace;
 pub mod workspace_js_storage;
+// The evaluation journal (docs/JOURNAL.md).
+pub mod journal;
