@@ -31,6 +31,7 @@ const EVALUATION_RULES = [
   [/exceeded max(AgentCalls|Depth|TurnsPerAgent|StateTransitions) /, "limit", false],
   [/^Agent ".*" \((span|trace)-\d+\) was cancelled before provider execution$/, "cancelled", true],
   [/^Agent ".*" \((span|trace)-\d+\) failed$/, "agent", true],
+  [/ returned invalid structured output$/, "configuration", false],
   [/ returned an invalid response$/, "agent", true],
   [/schema validation failed|JSON Schema is invalid|invalid input JSON Schema/, "configuration", false],
   [/^Agent provider ".*" (cannot run inside|failed its) Sandbox/, "sandbox", false],
@@ -46,6 +47,7 @@ const EVALUATION_RULES = [
 ]
 
 const ERROR_RULES = [
+  [/ output exceeded \d+ bytes$/, "limit", false],
   [/^AML journal /, "configuration", false],
   [/^Local Sandbox command timed out after \d+ ms$/, "sandbox", true],
   [/^Local Sandbox .* (must be a directory|resolves outside its configured boundary)$/, "configuration", false],
@@ -82,7 +84,7 @@ function known(error, signal) {
   if (name === "EvaluationError") {
     return fromRules(EVALUATION_RULES, message) ?? { kind: "configuration", message, retryable: false }
   }
-  if (name === "Error" || name === "TypeError") return fromRules(ERROR_RULES, message)
+  if (name === "Error" || name === "TypeError" || name === "RangeError") return fromRules(ERROR_RULES, message)
   return undefined
 }
 
