@@ -8,6 +8,8 @@ import { toolDigest } from "./journal-digest.js"
 import { snapshotJson } from "./stable-json.js"
 import { runToolSpan } from "./tool-instrumentation.js"
 
+const REPLAYED = Object.freeze({ "journal.replayed": true })
+
 export async function callJournaledTool(domain, task, port, input) {
   const session = domain.journal
   const parentSpanId = domain.native.currentSpan(task)
@@ -22,10 +24,10 @@ export async function callJournaledTool(domain, task, port, input) {
   const digest = toolDigest(port, snapshot)
   const recorded = session.lookup(key, "tool")
   if (recorded !== undefined && recorded.digest === digest) {
-    const spanId = domain.openSpan("tool", port.name, parentSpanId, { attributes: { "journal.replayed": true } })
+    const spanId = domain.openSpan("tool", port.name, parentSpanId)
     session.replayed(spanId, parentSpanId, "tool", key)
     const output = snapshotJson(recorded.value.output, "Tool output")
-    if (!domain.closed) domain.closeSpan(spanId, false)
+    if (!domain.closed) domain.closeSpan(spanId, false, undefined, REPLAYED)
     return output
   }
   if (recorded !== undefined) session.diverged(parentSpanId, undefined, "tool", key)
