@@ -4,6 +4,7 @@ const groups = {
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
+  journal: async () => (await import("./journal.js")).journalBenchmarks(),
   otel: async () => (await import("./otel.js")).otelBenchmarks(),
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
   scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),

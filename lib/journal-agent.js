@@ -93,6 +93,8 @@ export async function runJournaledAgent(domain, task, entry, structured, request
     } finally {
       lease.open = false
     }
+    // As after a live call: an abort that landed meanwhile wins over the recorded answer.
+    if (domain.signal.aborted) throw domain.signal.reason
   } else {
     if (recorded !== undefined) session.diverged(spanId, parentSpanId, "agent", key)
     try {

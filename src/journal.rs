@@ -48,3 +48,9 @@ pub fn journal_file_open(path: String, workflow: String) -> Result<JournalFileOp
 pub fn journal_file_append(path: String, record: String) -> Result<()> {
     guard(|| aml_journal::append(Path::new(&path), &record).map_err(journal_error))
 }
+
+/// SHA-256 (hex) of a canonical request text built by lib/journal-digest.js.
+#[napi]
+pub fn journal_digest(text: String) -> Result<String> {
+    guard(|| Ok(aml_journal::digest(&text)))
+}

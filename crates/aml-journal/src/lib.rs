@@ -8,8 +8,10 @@
 //! corruption and is reported, never skipped, because skipping it would silently re-run a
 //! step that already had effects.
 
+mod digest;
 mod file;
 
+pub use digest::digest;
 pub use file::{append, open, Opened};
 
 use std::path::Path;
