@@ -133,13 +133,11 @@ export async function runAgent(domain, task, entry, structured) {
     refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace
   Object.freeze(request)
+  // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
+  if (domain.journal !== undefined) return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks.has(task)
-  // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
-  if (domain.journal !== undefined) {
-    return runJournaledAgent(domain, task, entry, structured, request, context, local, label, lease, refs, skillRefs)
-  }
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   let response

@@ -9,7 +9,8 @@
 // provider made are part of the entry and are applied again, through the same Tool, so a
 // Loop's state advances exactly as it did.
 
-import { callAgentProvider, readText } from "./agent-run.js"
+import { callAgentProvider, createExecutionContext, readText } from "./agent-run.js"
+import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { agentDigest } from "./journal-digest.js"
 import { journalMarkReplayed } from "./native.js"
@@ -55,7 +56,11 @@ async function replayStateCalls(request, owned, calls) {
   for (const input of calls) await tool.execute(input, undefined)
 }
 
-async function callProvider(domain, task, entry, request, context, local, label, lease, skillRefs) {
+async function callProvider(domain, task, entry, structured, request, label, lease, skillRefs) {
+  // Built only for a real call: a replay has no provider to hand it to.
+  const context = createExecutionContext(domain, request.trace, entry.sandbox)
+  if (structured !== undefined) structuredOutputServices.set(context, structured.service)
+  const local = structured !== undefined || domain.localTasks.has(task)
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   try {
@@ -73,7 +78,7 @@ async function callProvider(domain, task, entry, request, context, local, label,
 }
 
 /** Same contract as runAgent: resolves with the engine's next step code. */
-export async function runJournaledAgent(domain, task, entry, structured, request, context, local, label, lease, refs, skillRefs) {
+export async function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
   const session = domain.journal
   const native = domain.native
   const { spanId, parentSpanId } = request.trace
@@ -105,7 +110,7 @@ export async function runJournaledAgent(domain, task, entry, structured, request
     }
     stateCalls = []
     const providerRequest = recordingRequest(request, owned, stateCalls)
-    response = await callProvider(domain, task, entry, providerRequest, context, local, label, lease, skillRefs)
+    response = await callProvider(domain, task, entry, structured, providerRequest, label, lease, skillRefs)
   }
   let text = ""
   let output
