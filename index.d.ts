@@ -1859,7 +1859,7 @@ export interface AmlJournalEntry {
   readonly digest: string
   readonly kind: "agent" | "tool"
   /**
-   * The settled result: `{ response: { text } | { structured }, stateCalls? }` for an Agent
+   * The settled result: `{ text }` or `{ structured }` (plus `stateCalls?`) for an Agent
    * (`stateCalls`: the inputs of its `aml_set_state` calls), `{ output }` for a Tool.
    */
   readonly value: Readonly<Record<string, unknown>>

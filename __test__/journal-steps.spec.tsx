@@ -101,7 +101,7 @@ describe("Agents inside components", () => {
     await expect(runtime.evaluate(<Total />, { journal })).resolves.toBe("total=42")
     await expect(runtime.evaluate(<Total />, { journal })).resolves.toBe("total=42")
     expect(prompts).toEqual(["sum it"])
-    expect(journal.entries()[0].value).toEqual({ response: { structured: { total: 42 } } })
+    expect(journal.entries()[0].value).toEqual({ structured: { total: 42 } })
   })
 
   it("does not run the Tools a provider called when its Agent is replayed", async () => {

@@ -92,9 +92,11 @@ export async function runJournaledAgent(domain, task, entry, structured, request
   if (replay) {
     journalMarkReplayed(native.id, task)
     session.replayed(spanId, parentSpanId, "agent", key)
-    response = recorded.value.response
+    const recordedValue = recorded.value
+    response = recordedValue.structured === undefined ? recordedValue : { structured: recordedValue.structured, text: "" }
+    const calls = recordedValue.stateCalls
     try {
-      await replayStateCalls(request, owned, recorded.value.stateCalls)
+      if (calls !== undefined) await replayStateCalls(request, owned, calls)
     } finally {
       lease.open = false
     }
@@ -108,26 +110,24 @@ export async function runJournaledAgent(domain, task, entry, structured, request
       lease.open = false
       throw error
     }
-    stateCalls = []
+    stateCalls = owned.length === 0 ? undefined : []
     const providerRequest = recordingRequest(request, owned, stateCalls)
     response = await callProvider(domain, task, entry, structured, providerRequest, label, lease, skillRefs)
   }
   let text = ""
   let output
-  let recordedResponse
+  let value
   if (structured !== undefined) {
-    const value = await structured.accept(response, label)
-    output = structured.output(value)
-    if (!replay) {
-      recordedResponse = { structured: snapshotJson(masked(readStructured, response), "Agent structured output") }
-    }
+    const accepted = await structured.accept(response, label)
+    output = structured.output(accepted)
+    if (!replay) value = { structured: snapshotJson(masked(readStructured, response), "Agent structured output") }
   } else {
     text = masked(readText, response, label)
     output = domain.tracing ? text : ""
-    recordedResponse = { text }
+    if (!replay) value = { text }
   }
   if (!replay) {
-    const value = stateCalls.length === 0 ? { response: recordedResponse } : { response: recordedResponse, stateCalls }
+    if (stateCalls !== undefined && stateCalls.length > 0) value.stateCalls = Object.freeze(stateCalls)
     const pending = session.record(key, "agent", digest, value)
     if (pending !== undefined) await pending
   }

@@ -95,8 +95,8 @@ export class JournalSession {
 
   /** Appends a settled step; a journal whose append returns a promise is awaited. */
   record(key, kind, digest, value) {
-    const entry = Object.freeze({ digest, key, kind, value })
-    this.entries.set(key, entry)
+    // Not indexed here: every position is looked up once per evaluation, before it records.
+    const entry = Object.freeze({ digest, key, kind, value: Object.freeze(value) })
     const appended = this.journal.append(entry)
     return appended !== null && typeof appended?.then === "function" ? appended : undefined
   }
