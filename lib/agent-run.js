@@ -16,10 +16,6 @@ function callProvider(provider, request, context) {
   return provider.run.call(provider.target, request, context)
 }
 
-async function invoke(provider, request, context) {
-  return callProvider(provider, request, context)
-}
-
 export function readText(response, label) {
   if (typeof response !== "object" || response === null) {
     throw new EvaluationError(`${label} returned an invalid response`)
@@ -86,25 +82,55 @@ export function sandboxHandshake(domain, task, entry) {
 export async function callAgentProvider(domain, local, provider, request, context, label) {
   let response
   try {
-    const running =
-      domain.spanRunner === undefined
-        ? masked(invoke, provider, request, context)
-        : inSpan(domain, request.trace.spanId, () => masked(invoke, provider, request, context))
-    response = await domain.awaitProvider(running)
+    response = await startProvider(domain, provider, request, context)
   } catch (error) {
-    const signal = domain.signal
-    if (signal.aborted && error === signal.reason && !local) throw error
-    throw new EvaluationError(`${label} failed`, { cause: error })
+    throw providerFailure(domain, local, error, label)
   }
   if (domain.signal.aborted) throw domain.signal.reason
   return response
+}
+
+/** A provider's answer other than a native promise is adopted the way an async function would. */
+async function adopt(value) {
+  return value
+}
+
+/**
+ * The failure path of one provider call (AG-1, LIM-2): the caller's abort reason is rethrown
+ * as is outside component-local evaluate(); everything else wraps as `${label} failed`.
+ */
+function providerFailure(domain, local, error, label) {
+  const signal = domain.signal
+  if (signal.aborted && error === signal.reason && !local) return error
+  return new EvaluationError(`${label} failed`, { cause: error })
+}
+
+/**
+ * Starts the provider call with component evaluation masked and returns a native promise of
+ * its response. A synchronous throw becomes a rejection; a native promise is used as is, so
+ * the common path costs one reaction instead of an async wrapper chain (each promise also
+ * runs the AsyncLocalStorage hooks on Node 20); any other value is adopted like an async
+ * function's return value, inside the mask, so a custom thenable's `then` runs masked.
+ */
+function startProvider(domain, provider, request, context) {
+  let result
+  try {
+    result =
+      domain.spanRunner === undefined
+        ? masked(callProvider, provider, request, context)
+        : inSpan(domain, request.trace.spanId, () => masked(callProvider, provider, request, context))
+  } catch (error) {
+    return Promise.reject(error)
+  }
+  const running = result instanceof Promise ? result : masked(adopt, result)
+  return domain.awaitProvider(running)
 }
 
 /**
  * Runs the Agent on top of `task`, whose entry (from readAgentProps) is `entry`.
  * Resolves with the engine's next step code.
  */
-export async function runAgent(domain, task, entry, structured) {
+export function runAgent(domain, task, entry, structured) {
   const native = domain.native
   const plan = native.agentPlan(task)
   const spanId = plan[0]
@@ -139,6 +165,29 @@ export async function runAgent(domain, task, entry, structured) {
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks.has(task)
   const waiting = domain.agentSlot(task, label)
+  if (waiting === undefined && skillRefs.length === 0 && structured === undefined) {
+    // The common case: a slot at once, nothing staged, plain text.
+    return startProvider(domain, provider, request, context).then(
+      (response) => {
+        const aborted = domain.signal.aborted
+        lease.open = false
+        domain.releaseAgentSlot()
+        if (aborted) throw domain.signal.reason
+        return finishText(domain, task, response, label)
+      },
+      (error) => {
+        const failure = providerFailure(domain, local, error, label)
+        lease.open = false
+        domain.releaseAgentSlot()
+        throw failure
+      },
+    )
+  }
+  return runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label)
+}
+
+/** The provider call of an Agent that waited for a slot, stages Skills or is structured. */
+async function runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label) {
   if (waiting !== undefined) await waiting
   let response
   try {
@@ -157,10 +206,14 @@ export async function runAgent(domain, task, entry, structured) {
   }
   if (structured !== undefined) {
     const value = await structured.accept(response, label)
-    return native.agentDone(task, "", structured.output(value))
+    return domain.native.agentDone(task, "", structured.output(value))
   }
+  return finishText(domain, task, response, label)
+}
+
+function finishText(domain, task, response, label) {
   // The response's `text` getter is user code: it runs with component evaluation masked.
   const text = masked(readText, response, label)
   // The output attribute is sensitive trace content: only sent while tracing.
-  return native.agentDone(task, text, domain.tracing ? text : "")
+  return domain.native.agentDone(task, text, domain.tracing ? text : "")
 }

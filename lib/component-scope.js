@@ -58,11 +58,13 @@ export class ComponentScope {
 
   evaluate(value, schema) {
     if (!this.active || this.domain.closed) throw new EvaluationError(ONLY_ACTIVE)
-    const promise =
-      schema !== undefined
-        ? this.domain.evaluateStructured(this, value, schema)
-        : this.domain.evaluateNested(this.task, value, this.env)
-    return this.track(promise)
+    if (schema !== undefined) return this.track(this.domain.evaluateStructured(this, value, schema))
+    // The task's settle reaction (domain.js) does the bookkeeping of track() below.
+    const pending = (this.pending ??= new Map())
+    const promise = this.domain.evaluateNested(this.task, value, this.env, this)
+    const caller = promise.then()
+    pending.set(promise, caller)
+    return caller
   }
 
   /** Context lookup for useContext() (lib/context.js), with this invocation's bindings. */
@@ -94,12 +96,15 @@ export class ComponentScope {
     // component awaited and caught is no longer pending when the component settles.
     promise.then(
       () => pending.delete(promise),
-      (error) => {
-        pending.delete(promise)
-        if (this.domain.signal.aborted) (this.cancelled ??= []).push({ error, order })
-      },
+      (error) => this.nestedFailed(promise, error, order),
     )
     return caller
+  }
+
+  /** A nested evaluation or Tool call started `order`-th failed with `error`. */
+  nestedFailed(promise, error, order) {
+    this.pending.delete(promise)
+    if (this.domain.signal.aborted) (this.cancelled ??= []).push({ error, order })
   }
 }
 

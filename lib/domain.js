@@ -133,11 +133,23 @@ export class EvaluationDomain {
     return runTask(this, this.native.newTask(null), value, ROOT_ENV)
   }
 
-  evaluateNested(parentTask, value, env) {
+  /**
+   * Starts `value` as a nested task of `parentTask`. `scope` is the ComponentScope whose
+   * `evaluate()` started it, if any: its bookkeeping shares this task's one settle reaction
+   * (each promise also runs the AsyncLocalStorage hooks on Node 20).
+   */
+  evaluateNested(parentTask, value, env, scope) {
     // After an abort the parent task may already have failed (its await rejected with the
     // reason while the component kept running): reject like any frame would, without
     // asking the engine for a child of a dead task.
-    if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    if (this.signal.aborted) {
+      const rejected = Promise.reject(this.signal.reason)
+      if (scope !== undefined) {
+        const order = scope.started++
+        rejected.then(undefined, (error) => scope.nestedFailed(rejected, error, order))
+      }
+      return rejected
+    }
     const task = this.native.newTask(parentTask)
     // Marked before the task starts: it runs synchronously up to its first await.
     const local = this.localTasks
@@ -160,7 +172,21 @@ export class EvaluationDomain {
       tasks.delete(running)
       if (local.get(task) === owner) local.delete(task)
     }
-    running.then(forget, forget)
+    if (scope === undefined) {
+      running.then(forget, forget)
+    } else {
+      const order = scope.started++
+      running.then(
+        () => {
+          forget()
+          scope.pending.delete(running)
+        },
+        (error) => {
+          forget()
+          scope.nestedFailed(running, error, order)
+        },
+      )
+    }
     return running
   }
 
