@@ -70,6 +70,19 @@ describe("resuming sequential Agents", () => {
   })
 })
 
+describe("editing the workflow between runs", () => {
+  it("replays the existing steps when a step is appended", async () => {
+    const { calls, provider } = flaky()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const journal = createMemoryJournal()
+    const steps = (n: number) => Array.from({ length: n }, (_, i) => <Agent>{`s${i + 1}`}</Agent>)
+    await runtime.evaluate(steps(3), { journal })
+    calls.length = 0
+    await expect(runtime.evaluate(steps(4), { journal })).resolves.toBe("s1!s2!s3!s4!")
+    expect(calls).toEqual(["s4"])
+  })
+})
+
 describe("resuming Parallel and Loop", () => {
   it("retries only the two failed Parallel branches", async () => {
     const tree = (

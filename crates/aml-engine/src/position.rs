@@ -2,8 +2,7 @@
 //! evaluation asks for them, so an ordinary run pays nothing.
 //!
 //! A task's position is the shape of its frame stack, bottom to top: which element of each
-//! array (counted by the elements still unread, which is the same on every run of the same
-//! tree), and the kind of every node, scope and capture frame. It names "where in the tree"
+//! array (its index from the start), and the kind of every node, scope and capture frame. It names "where in the tree"
 //! without span ids or identities, which depend on timing and object allocation. The facade
 //! prefixes it with the task's origin (the caller's position and the ordinal of the nested
 //! `evaluate()`, Parallel branch or Loop iteration) to make it unique in the evaluation.
@@ -22,7 +21,9 @@ impl Task {
         for frame in &self.frames {
             // Writing to a String cannot fail.
             let _ = match frame {
-                Frame::Array { remaining, .. } => write!(out, "a{remaining}."),
+                // The element being read is the last one requested: counted from the start,
+                // so appending siblings after a step keeps its position.
+                Frame::Array { remaining, len, .. } => write!(out, "a{}.", len - remaining),
                 Frame::Node {
                     kind: NodeKind::Component,
                     ..
@@ -104,5 +105,35 @@ mod tests {
         }
         assert_ne!(positions[0][0], positions[0][1]);
         assert_eq!(positions[0], positions[1]);
+    }
+
+    /// The positions of the Agents of a root array of `len` Agents.
+    fn agent_positions(len: u32) -> Vec<String> {
+        let mut d = Domain::new(Limits::default());
+        d.open_root();
+        let t = d.new_task(None).unwrap();
+        d.array(t, 1, len).unwrap();
+        let mut out = Vec::new();
+        for identity in 0..len {
+            d.node(
+                t,
+                10 + identity,
+                NodeKind::Primitive(Primitive::Agent as u8),
+                "Agent",
+            )
+            .unwrap();
+            d.enter_agent(t, agent_entry()).unwrap();
+            out.push(d.position(t).unwrap());
+            d.empty(t).unwrap();
+            d.agent_done(t, "x", "").unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn appending_a_sibling_keeps_earlier_positions() {
+        let two = agent_positions(2);
+        let three = agent_positions(3);
+        assert_eq!(two[..], three[..2]);
     }
 }
