@@ -206,6 +206,13 @@ const rows: Row[] = [
     "<Script> host output exceeded 4194304 bytes",
   ],
   [
+    "an option check (TypeError)",
+    () => fails(new AmlRuntime(), "x", { journal: {} }),
+    "configuration",
+    false,
+    "evaluate() journal must be an object with entries() and append() methods",
+  ],
+  [
     "an application error AML did not raise",
     () => {
       const Broken = () => {

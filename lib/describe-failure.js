@@ -54,6 +54,8 @@ const ERROR_RULES = [
   [/^(Local Sandbox setup failed with exit code -?\d+)/, "sandbox", false, (m) => m[1]],
   [/^Local Sandbox lease was released while the command ran$/, "sandbox", false],
   [/^Workspace storage adapter failed$|^Workspace lease was already released$/, "workspace", true],
+  // AML's own argument and contract checks (TypeErrors): their subjects are AML names.
+  [/^(evaluate\(\) |AML journal |File journal |<[A-Z][A-Za-z]*[ >]|Agent (output|structured) |Tool |Sandbox command |MCP |Workspace )/, "configuration", false],
 ]
 
 function fromRules(rules, message) {
