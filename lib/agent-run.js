@@ -2,7 +2,7 @@
 // execution context from the engine's plan, wait for a scheduler slot, call the provider
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
-import { createObservability, observabilityServices, structuredOutputServices } from "./agent-services.js"
+import { attachObservability, structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { runJournaledAgent } from "./journal-agent.js"
@@ -36,8 +36,8 @@ export function createExecutionContext(domain, trace, sandbox) {
   if (sandbox !== undefined) context.sandbox = sandbox
   context.signal = domain.signal
   context.trace = trace
+  attachObservability(context, domain, trace.spanId)
   Object.freeze(context)
-  observabilityServices.set(context, createObservability(domain, trace.spanId))
   return context
 }
 
@@ -163,7 +163,7 @@ export function runAgent(domain, task, entry, structured) {
   if (domain.journal !== undefined) return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
-  const local = structured !== undefined || domain.localTasks.has(task)
+  const local = structured !== undefined || domain.localTasks[task] > 0
   const waiting = domain.agentSlot(task, label)
   if (waiting === undefined && skillRefs.length === 0 && structured === undefined) {
     // The common case: a slot at once, nothing staged, plain text.

@@ -10,12 +10,70 @@
 
 import { realmSingleton } from "./realm.js"
 
+// A base whose constructor returns its argument: a subclass constructor then adds its
+// private fields to that existing object (the context), which stays a plain frozen object.
+class Stamped {
+  constructor(target) {
+    return target
+  }
+}
+
+/** The evaluation and Agent span a context's observability service will write to. */
+class ObservabilityStamp extends Stamped {
+  #domain
+  #agentSpanId
+  #service
+
+  constructor(context, domain, agentSpanId) {
+    super(context)
+    this.#domain = domain
+    this.#agentSpanId = agentSpanId
+    this.#service = undefined
+  }
+
+  /** The service of a context this copy stamped (made on first use), or undefined. */
+  static read(context) {
+    if (!(#domain in context)) return undefined
+    // Private fields are not properties: writing one on the frozen context is allowed.
+    context.#service ??= new Observability(context.#domain, context.#agentSpanId)
+    return context.#service
+  }
+}
+
+/**
+ * The realm registry (RT-4) is a WeakMap, as every SDK copy expects. When this copy creates
+ * it, it also answers for the contexts this copy stamped, so an Agent call costs no WeakMap
+ * insertion (an ephemeron write the young-generation GC then has to revisit).
+ */
+class ObservabilityRegistry extends WeakMap {
+  get(key) {
+    const service = super.get(key)
+    if (service !== undefined || typeof key !== "object" || key === null) return service
+    return ObservabilityStamp.read(key)
+  }
+
+  has(key) {
+    return this.get(key) !== undefined
+  }
+}
+
 export const observabilityServices = realmSingleton(
   "@aml-jsx/sdk/agent-observability-services",
-  () => new WeakMap(),
+  () => new ObservabilityRegistry(),
   (value) => value instanceof WeakMap,
   "AML Agent observability services registry has an invalid global value",
 )
+
+const stampable = observabilityServices instanceof ObservabilityRegistry
+
+/**
+ * Attaches the observability service of one Agent call to its context, before the context
+ * is frozen. Into a registry another copy created, the service is stored eagerly.
+ */
+export function attachObservability(context, domain, agentSpanId) {
+  if (stampable) new ObservabilityStamp(context, domain, agentSpanId)
+  else observabilityServices.set(context, new Observability(domain, agentSpanId))
+}
 
 export const structuredOutputServices = realmSingleton(
   "@aml-jsx/sdk/agent-structured-output-services",
@@ -61,6 +119,3 @@ class Observability {
   }
 }
 
-export function createObservability(domain, agentSpanId) {
-  return new Observability(domain, agentSpanId)
-}

@@ -11,6 +11,7 @@ import { describeError } from "./error-shape.js"
 import { callJournaledTool } from "./journal-tool.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
+import { nodeIdentity } from "./node.js"
 import { nativeLimits } from "./runtime-options.js"
 import { evaluateStructured } from "./structured.js"
 import { findSpanRunner } from "./span-runner.js"
@@ -77,10 +78,12 @@ export class EvaluationDomain {
     /** Queued Agents by task id: `{ resolve, reject, label }`. */
     this.slotWaiters = new Map()
     /**
-     * Component-local evaluate() tasks by id → their run: an Agent cancelled in one rejects
-     * with its wrapper (agent-run.js). Ids are reused, so only the owning run removes one.
+     * Component-local evaluate() tasks: by task id, the number of the run that owns it (0:
+     * none). An Agent cancelled in one rejects with its wrapper (agent-run.js). Ids are
+     * reused, so only the owning run clears one. An array: ids are small and dense.
      */
-    this.localTasks = new Map()
+    this.localTasks = []
+    this.lastLocalRun = 0
     /** The evaluation's JournalSession (journal-session.js), only when evaluate() got a journal. */
     this.journal = undefined
     /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
@@ -105,14 +108,24 @@ export class EvaluationDomain {
     this.refreshTracing()
   }
 
-  /** A stable small integer per object, so the engine can track cycles by identity. */
+  /**
+   * A stable integer per object, so the engine can track cycles by identity: odd numbers,
+   * disjoint from the even ones this copy's nodes carry from their creation (node.js).
+   */
   identity(object) {
     let id = this.identities.get(object)
     if (id === undefined) {
-      id = this.nextIdentity++
+      id = this.nextIdentity
+      this.nextIdentity += 2
       this.identities.set(object, id)
     }
     return id
+  }
+
+  /** A node's identity: its creation number, or an object identity for foreign nodes. */
+  nodeIdentity(node) {
+    const id = nodeIdentity(node)
+    return id !== 0 ? id : this.identity(node)
   }
 
   refreshTracing() {
@@ -153,8 +166,8 @@ export class EvaluationDomain {
     const task = this.native.newTask(parentTask)
     // Marked before the task starts: it runs synchronously up to its first await.
     const local = this.localTasks
-    const owner = {}
-    local.set(task, owner)
+    const owner = ++this.lastLocalRun
+    local[task] = owner
     let running
     if (syncNesting >= MAX_SYNC_NESTING) {
       running = Promise.resolve().then(() => runTask(this, task, value, env))
@@ -170,7 +183,7 @@ export class EvaluationDomain {
     tasks.add(running)
     const forget = () => {
       tasks.delete(running)
-      if (local.get(task) === owner) local.delete(task)
+      if (local[task] === owner) local[task] = 0
     }
     if (scope === undefined) {
       running.then(forget, forget)

@@ -206,10 +206,11 @@ export async function runTask(domain, task, value, env) {
       for (;;) {
         if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
         const height = code >>> HEIGHT_SHIFT
-        if (objects.length !== height) {
-          objects.length = height
-          cursors.length = height
-          envs.length = height
+        // Usually one frame popped: pop() stays in generated code, setting `length` does not.
+        while (objects.length > height) {
+          objects.pop()
+          cursors.pop()
+          envs.pop()
         }
         const op = code & 15
         if (op === OP_READ) {
@@ -323,8 +324,8 @@ function enterNode(domain, task, node) {
     const code = primitiveCode(kind)
     if (code < 0) return domain.native.unknownElement(task)
     // Primitives open their spans in their own protocol; the name is not needed here.
-    return domain.native.node(task, domain.identity(node), code, "")
+    return domain.native.node(task, domain.nodeIdentity(node), code, "")
   }
   // Named even when untraced: a trace listener added while the span is open gets its end.
-  return domain.native.node(task, domain.identity(node), -1, componentName(type))
+  return domain.native.node(task, domain.nodeIdentity(node), -1, componentName(type))
 }

@@ -60,7 +60,7 @@ async function callProvider(domain, task, entry, structured, request, label, lea
   // Built only for a real call: a replay has no provider to hand it to.
   const context = createExecutionContext(domain, request.trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
-  const local = structured !== undefined || domain.localTasks.has(task)
+  const local = structured !== undefined || domain.localTasks[task] > 0
   const waiting = domain.agentSlot(task, label)
   if (waiting !== undefined) await waiting
   try {

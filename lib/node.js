@@ -7,12 +7,24 @@ export const PRIMITIVE_KIND = Symbol.for("@aml-jsx/sdk/primitive-kind")
 
 const brand = { configurable: false, enumerable: false, value: NODE_BRAND, writable: false }
 
+// Node identities for the engine's cycle check (lib/domain.js): even numbers, assigned at
+// creation, so entering a node costs no WeakMap insertion. Numbers stay exact to 2^53.
+let lastIdentity = 0
+
 class AmlNode {
+  #identity
+
   constructor(type, props) {
     this.type = type
     this.props = props
     Object.defineProperty(this, "$$typeof", brand)
+    this.#identity = lastIdentity += 2
     Object.freeze(this)
+  }
+
+  /** The identity of a node this copy created, or 0 (another copy's node, a hand-built one). */
+  static identityOf(value) {
+    return #identity in value ? value.#identity : 0
   }
 
   static is(value) {
@@ -25,6 +37,7 @@ class AmlNode {
 }
 
 export const isNode = AmlNode.is
+export const nodeIdentity = AmlNode.identityOf
 
 /** Creates a frozen node from `type` and a shallow, frozen copy of `props`. */
 export function createNode(type, props) {

@@ -115,9 +115,11 @@ export function grantedTool(domain, entry, agentTrace, lease) {
  */
 export function instrumentTool(domain, port, agentTrace, lease) {
   const name = port.name
-  const execute = async (input, context) => {
+  // Not async: runToolSpan already returns the call's promise, and an async wrapper would
+  // add a promise and two turns per call. Failures still reject, never throw.
+  const execute = (input, context) => {
     if (!lease.open || domain.closed) {
-      throw new EvaluationError(`Tool "${name}" was called after its Agent completed`)
+      return Promise.reject(new EvaluationError(`Tool "${name}" was called after its Agent completed`))
     }
     return runToolSpan(domain, port, input, agentTrace.spanId, toolSignal(domain, context))
   }

@@ -147,11 +147,13 @@ pub fn empty(domain: u32, task: u32) -> Result<u32> {
     })
 }
 
+/// `identity` is a JS number below 2^53 (lib/domain.js numbers objects; see aml_engine::Identity).
 #[napi]
-pub fn array(domain: u32, task: u32, identity: u32, len: u32) -> Result<u32> {
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+pub fn array(domain: u32, task: u32, identity: f64, len: u32) -> Result<u32> {
     guard(|| {
         registry::with(domain, |d| {
-            d.array(task, identity, len)
+            d.array(task, identity as u64, len)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })
@@ -160,10 +162,11 @@ pub fn array(domain: u32, task: u32, identity: u32, len: u32) -> Result<u32> {
 
 /// `kind` is -1 for a function component, else the primitive's code.
 #[napi]
-pub fn node(domain: u32, task: u32, identity: u32, kind: i32, name: String) -> Result<u32> {
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+pub fn node(domain: u32, task: u32, identity: f64, kind: i32, name: String) -> Result<u32> {
     guard(|| {
         registry::with(domain, |d| {
-            d.node(task, identity, kind_of(kind), &name)
+            d.node(task, identity as u64, kind_of(kind), &name)
                 .map(|s| s.encode())
                 .map_err(engine_error)
         })

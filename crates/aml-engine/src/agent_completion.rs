@@ -110,7 +110,8 @@ impl Task {
         else {
             unreachable!("ready_plan checked the top frame")
         };
-        if let Some(span) = span {
+        // Untraced, closing records nothing (Tracer::close): the attributes are not built.
+        if let Some(span) = span.filter(|_| sh.tracer.enabled()) {
             let mut attributes = vec![
                 (
                     "provider".to_string(),

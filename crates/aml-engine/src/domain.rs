@@ -4,6 +4,7 @@
 
 use crate::error::EvalError;
 use crate::external_spans::ExternalSpans;
+use crate::identity::Identity;
 use crate::limits::Limits;
 use crate::scheduler::Scheduler;
 use crate::shared::Shared;
@@ -209,14 +210,14 @@ impl Domain {
         self.with_task(id, |t, sh| t.empty(sh))
     }
 
-    pub fn array(&mut self, id: TaskId, identity: u32, len: u32) -> Result<Step, EvalError> {
+    pub fn array(&mut self, id: TaskId, identity: Identity, len: u32) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.array(identity, len, sh))
     }
 
     pub fn node(
         &mut self,
         id: TaskId,
-        identity: u32,
+        identity: Identity,
         kind: NodeKind,
         name: &str,
     ) -> Result<Step, EvalError> {

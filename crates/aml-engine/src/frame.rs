@@ -2,6 +2,7 @@
 //! is bounded by memory, not by the native or JS call stack.
 
 use crate::capture::Capture;
+use crate::identity::Identity;
 use crate::task::NodeKind;
 use crate::trace::OpenSpan;
 
@@ -10,14 +11,14 @@ pub(crate) enum Frame {
     /// An array being read lazily: `remaining` elements have not been requested yet.
     /// `len` is kept for journal positions (position.rs), which count from the start.
     Array {
-        identity: u32,
+        identity: Identity,
         remaining: u32,
         len: u32,
     },
     /// A node whose result is being evaluated. `span` is `None` for primitives that open
     /// their spans in their own protocol.
     Node {
-        identity: u32,
+        identity: Identity,
         kind: NodeKind,
         span: Option<OpenSpan>,
     },
@@ -26,20 +27,20 @@ pub(crate) enum Frame {
     /// `capture` is `Some` when the children's text is the scope's private input (a
     /// Script's source, a File's content) rather than output of the surrounding channel.
     Scope {
-        identity: u32,
+        identity: Identity,
         span: Option<OpenSpan>,
         capture: Option<String>,
     },
     /// A primitive that collects its children's text into its own channel.
     Capture {
-        identity: u32,
+        identity: Identity,
         capture: Capture,
         span: Option<OpenSpan>,
     },
 }
 
 impl Frame {
-    pub(crate) fn identity(&self) -> u32 {
+    pub(crate) fn identity(&self) -> Identity {
         match self {
             Frame::Array { identity, .. }
             | Frame::Node { identity, .. }

@@ -22,6 +22,7 @@ use crate::capture::ToolGrant;
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::frame::Frame;
+use crate::identity::Identity;
 use crate::primitive::Primitive;
 use crate::shared::Shared;
 use crate::span_id::SpanId;
@@ -38,7 +39,7 @@ pub(crate) struct Parked {
     /// The Agent's node frame; `None` once it was resumed.
     frame: Option<Frame>,
     /// Identities of the frames below it (its ancestors) when it was found.
-    identities: Vec<u32>,
+    identities: Vec<Identity>,
     /// The task's node depth with the Agent counted.
     depth: u64,
     /// The span that enclosed it.

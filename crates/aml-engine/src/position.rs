@@ -117,7 +117,7 @@ mod tests {
         for identity in 0..len {
             d.node(
                 t,
-                10 + identity,
+                10 + u64::from(identity),
                 NodeKind::Primitive(Primitive::Agent as u8),
                 "Agent",
             )

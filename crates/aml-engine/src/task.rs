@@ -2,12 +2,12 @@
 //! Tasks of one domain share limits and the tracer; a nested task starts from the depth,
 //! active identities and span of the component that created it.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::capture::{Capture, PlanState};
 use crate::error::EvalError;
 use crate::frame::Frame;
+use crate::identity::{ActiveSet, Identity};
 use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::{Op, Step};
@@ -40,9 +40,9 @@ pub(crate) struct Task {
     pub(crate) captures: Vec<usize>,
     /// Identities of arrays and nodes on this task's active branch. Cycles are an identity
     /// that is already active on the branch.
-    pub(crate) active: HashSet<u32>,
+    pub(crate) active: ActiveSet,
     /// Identities active in the ancestors of a nested task, captured when it was created.
-    inherited: Arc<[u32]>,
+    inherited: Arc<[Identity]>,
     base_depth: u64,
     pub(crate) node_depth: u64,
     pub(crate) base_parent: SpanId,
@@ -67,11 +67,11 @@ impl Task {
         Task::with_base(Arc::from(Vec::new()), 0, SpanId::ROOT)
     }
 
-    fn with_base(inherited: Arc<[u32]>, base_depth: u64, base_parent: SpanId) -> Task {
+    fn with_base(inherited: Arc<[Identity]>, base_depth: u64, base_parent: SpanId) -> Task {
         Task {
             frames: Vec::new(),
             captures: Vec::new(),
-            active: HashSet::new(),
+            active: ActiveSet::default(),
             inherited,
             base_depth,
             node_depth: 0,
@@ -88,7 +88,7 @@ impl Task {
 
     /// A task created by a component of this task; the component is the top frame.
     pub(crate) fn child(&self) -> Task {
-        let mut ids: Vec<u32> = self.inherited.to_vec();
+        let mut ids: Vec<Identity> = self.inherited.to_vec();
         ids.extend(self.active.iter().copied());
         let mut child = Task::with_base(Arc::from(ids), self.depth(), self.current_span());
         child.top_level = self.top_level && self.frames_are_top_level(self.frames.len());
@@ -108,7 +108,7 @@ impl Task {
             .unwrap_or(self.base_parent)
     }
 
-    fn is_active(&self, identity: u32) -> bool {
+    fn is_active(&self, identity: Identity) -> bool {
         self.active.contains(&identity) || self.inherited.contains(&identity)
     }
 
@@ -123,7 +123,7 @@ impl Task {
         self.advance(sh)
     }
 
-    pub(crate) fn array(&mut self, identity: u32, len: u32, sh: &mut Shared) -> Step {
+    pub(crate) fn array(&mut self, identity: Identity, len: u32, sh: &mut Shared) -> Step {
         if len == 0 {
             return self.advance(sh);
         }
@@ -141,7 +141,7 @@ impl Task {
 
     pub(crate) fn node(
         &mut self,
-        identity: u32,
+        identity: Identity,
         kind: NodeKind,
         name: &str,
         sh: &mut Shared,

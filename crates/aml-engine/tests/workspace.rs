@@ -23,7 +23,10 @@ impl Run {
     fn node(&mut self, task: TaskId, p: Option<Primitive>) -> Op {
         self.next += 1;
         let kind = p.map_or(NodeKind::Component, |p| NodeKind::Primitive(p as u8));
-        self.d.node(task, self.next, kind, "").unwrap().op
+        self.d
+            .node(task, u64::from(self.next), kind, "")
+            .unwrap()
+            .op
     }
 
     /// Feeds `p` and enters it as the facade does, ready for its children.

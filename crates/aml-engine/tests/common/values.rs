@@ -2,22 +2,22 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use aml_engine::{AgentEntry, McpKind, NodeKind, Primitive, TaskId};
 
 use super::driver::Ctx;
 
-static NEXT_IDENTITY: AtomicU32 = AtomicU32::new(1);
+static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
 
-fn fresh_identity() -> u32 {
+fn fresh_identity() -> u64 {
     NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed)
 }
 
 pub type Body = Box<dyn Fn(&mut Ctx<'_>) -> V>;
 
 pub struct NodeDef {
-    pub identity: u32,
+    pub identity: u64,
     pub kind: NodeKind,
     pub name: String,
     pub body: Body,
@@ -65,7 +65,7 @@ pub struct PlanRecord {
 }
 
 pub struct ArrayDef {
-    pub identity: u32,
+    pub identity: u64,
     pub items: RefCell<Vec<V>>,
 }
 

@@ -52,7 +52,7 @@ pub fn package(name: &'static str, reference: u32) -> V {
 
 pub struct Run {
     pub d: Domain,
-    next_identity: u32,
+    next_identity: u64,
     /// `(prompt, system, follow-ups, skill references)` of every ready Agent, in call order.
     pub plans: Vec<(String, String, Vec<String>, Vec<u32>)>,
     /// Captured inline input of every completed Skill, in completion order.
