@@ -930,6 +930,43 @@ export type OpenCodeAgentProvider = Readonly<AgentProvider & { readonly name: "o
  */
 export declare function opencodeAgent(options?: OpenCodeAgentOptions): OpenCodeAgentProvider
 
+/** Pi's reasoning levels (the ACP `thought_level` configuration value). */
+export type PiThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max"
+/** Options of {@link piAgent}. */
+export interface PiAgentOptions {
+  /** Extra arguments of the ACP executable, passed exactly as supplied. */
+  readonly args?: readonly string[]
+  /** The ACP executable AML spawns. Default `"pi-acp"`. */
+  readonly command?: string
+  /** Provider credentials and native environment, copied into the launch environment. */
+  readonly env?: Readonly<Record<string, string>>
+  /**
+   * The `pi-mcp-adapter` entry point, used for AML Tools, MCP servers and structured output.
+   * Default: `pi-mcp-adapter` resolved from `process.cwd()` (local launch only).
+   */
+  readonly mcpAdapterPath?: string
+  /** Model fallback (`session/set_config_option` category `model`); `<Agent model>` wins. */
+  readonly model?: string
+  /** The native Pi executable, run directly or through the generated wrapper. Default `"pi"`. */
+  readonly piCommand?: string
+  /** Pi's `thought_level` session configuration value. */
+  readonly thinkingLevel?: PiThinkingLevel
+  /** Local working directory when no Sandbox supplies the cwd (default `process.cwd()`). */
+  readonly workingDirectory?: string
+}
+/** The provider returned by {@link piAgent}. */
+export type PiAgentProvider = Readonly<AgentProvider & { readonly name: "pi" }>
+/**
+ * Pi through `pi-acp` with a private `HOME`, agent and session directories. Narrowed
+ * permissions become Pi's `--tools` allowlist in a generated `pi-for-aml` wrapper; AML Tools,
+ * MCP servers and structured output go through `pi-mcp-adapter` (`agent/mcp.json`).
+ * @throws {TypeError} `Pi Agent options must be an object`, `Pi ACP command|Pi command|Pi
+ *   model|Pi MCP adapter path|Pi workingDirectory must be a non-empty normalized string`,
+ *   `Pi ACP args must be strings without null bytes`, `Pi env must be an object`, `Pi
+ *   thinkingLevel is unsupported`.
+ */
+export declare function piAgent(options?: PiAgentOptions): PiAgentProvider
+
 // ---------------------------------------------------------------------------------------
 // Agent provider authoring
 // ---------------------------------------------------------------------------------------
@@ -1935,3 +1972,129 @@ export interface AmlFailure {
 export declare function describeFailure(error: unknown, options?: { readonly signal?: AbortSignal }): AmlFailure
 
 export {}
+
+// ---------------------------------------------------------------------------------------
+// Container and remote Sandbox providers (docs/DOCKER-SANDBOX.md)
+// ---------------------------------------------------------------------------------------
+
+/** Options of {@link dockerSandbox}. */
+export interface DockerSandboxOptions {
+  /** Image reference to start; defaults to `wearesingular/aml-agent-sandbox:latest`. */
+  image?: string
+  /** Shared stdout+stderr byte budget of one command (setup included); defaults to 4 MiB. */
+  maxOutputBytes?: number
+  /** Trusted shell command run with `sh -lc` once the container runs and the Workspace is mounted. */
+  setup?: string
+  /** Docker user or `UID:GID` for the container (`--user`); the image default otherwise. */
+  user?: string
+  /** Fallback host Workspace directory when no `<Workspace>` is active. */
+  workspace?: string
+}
+
+/** The lease handle of {@link dockerSandbox}: the container the lease owns. */
+export interface DockerSandboxHandle {
+  readonly containerId: string
+  readonly kind: "docker"
+}
+
+/**
+ * A Sandbox provider named `"docker"`: one disposable container per lease, started from
+ * `image` with the Workspace root bind-mounted at `/workspace` (`:ro` under read-only access,
+ * so `exec()` and `spawn()` stay allowed), commands run as execs with the logical cwd under
+ * `/workspace`, and the container removed on release, on a command timeout or cancellation.
+ * The lease id is the container id. The daemon is reached over its Unix socket
+ * (`DOCKER_HOST=unix://…` or `/var/run/docker.sock`).
+ *
+ * @throws {TypeError} `Docker Sandbox options must be an object`, `Docker Sandbox image|setup|user|workspace
+ *   must be a non-empty normalized string`.
+ * @throws {RangeError} `Docker Sandbox maxOutputBytes must be a positive safe integer`.
+ */
+export declare function dockerSandbox(options?: DockerSandboxOptions): Readonly<SandboxProvider<DockerSandboxHandle>>
+
+/** Creation options of {@link daytonaSandbox}, passed to the Daytona client's `create`. */
+export interface DaytonaSandboxCreateOptions {
+  /** Provider-native snapshot-create log callback. */
+  onSnapshotCreateLogs?: (chunk: string) => void
+  /** Creation timeout (Daytona's unit, seconds). */
+  timeout?: number
+}
+
+/** Options of {@link daytonaSandbox}. `image` and `snapshot` exclude each other, as do `client` and `config`. */
+export interface DaytonaSandboxOptions {
+  /** An initialized Daytona client (`new Daytona(…)` of `@daytona/sdk`). */
+  client?: unknown
+  /** Configuration for a Daytona client constructed lazily from the optional peer `@daytona/sdk`. */
+  config?: Record<string, unknown>
+  /** Additional provider-native creation parameters; never `image` or `snapshot`. */
+  create?: Record<string, unknown>
+  createOptions?: DaytonaSandboxCreateOptions
+  /** Image reference; defaults to `wearesingular/aml-agent-sandbox:latest` when `snapshot` is absent. */
+  image?: string
+  /** Shared output and transfer budget in bytes; defaults to 4 MiB. */
+  maxOutputBytes?: number
+  /** Trusted shell command run with `sh -lc` after hydration. */
+  setup?: string
+  /** Snapshot reference (snapshot-based creation). */
+  snapshot?: string
+  /** Fallback host Workspace directory when no `<Workspace>` is active. */
+  workspace?: string
+}
+
+/** The lease handle of {@link daytonaSandbox}: the SDK's Sandbox object. */
+export interface DaytonaSandboxHandle {
+  readonly kind: "daytona"
+  readonly sandbox: unknown
+}
+
+/**
+ * A Sandbox provider named `"daytona"`: one disposable Daytona Sandbox per lease. The
+ * Workspace root is packed on the host, uploaded and extracted into the relative guest
+ * directory `workspace`; a read-write lease mirrors the remote tree back (additions,
+ * changes, deletions) on release, then deletes the Sandbox. `exec()` and `spawn()` reject
+ * under read-only access. The lease id is `daytona:<sandbox id>`.
+ *
+ * @throws {TypeError} `Daytona Sandbox accepts either client or config, not both`,
+ *   `Daytona Sandbox image and snapshot are root options, not create options`,
+ *   `Daytona Sandbox accepts either image or snapshot, not both`,
+ *   `Daytona Sandbox setup|workspace must be a non-empty string`.
+ * @throws {RangeError} `Daytona Sandbox maxOutputBytes must be a positive safe integer`.
+ */
+export declare function daytonaSandbox(options?: DaytonaSandboxOptions): Readonly<SandboxProvider<DaytonaSandboxHandle>>
+
+/** Options of {@link modalSandbox}. `client` and `config` exclude each other. */
+export interface ModalSandboxOptions {
+  /** Modal app name, looked up with `createIfMissing: true`; defaults to `aml-jsx`. */
+  appName?: string
+  /** An initialized `ModalClient` of the `modal` package. */
+  client?: unknown
+  /** `ModalClientParams` for a client constructed lazily from the optional peer `modal`. */
+  config?: Record<string, unknown>
+  /** Provider-native `SandboxCreateParams`. */
+  create?: Record<string, unknown>
+  /** Registry image reference (`images.fromRegistry`); defaults to `wearesingular/aml-agent-sandbox:latest`. */
+  image?: string
+  /** Shared output and transfer budget in bytes; defaults to 4 MiB. */
+  maxOutputBytes?: number
+  /** Trusted shell command run with `sh -lc` after hydration. */
+  setup?: string
+  /** Fallback host Workspace directory when no `<Workspace>` is active. */
+  workspace?: string
+}
+
+/** The lease handle of {@link modalSandbox}: the SDK's Sandbox object. */
+export interface ModalSandboxHandle {
+  readonly kind: "modal"
+  readonly sandbox: unknown
+}
+
+/**
+ * A Sandbox provider named `"modal"`: one disposable Modal Sandbox per lease, the Workspace
+ * root transferred into `/workspace` and mirrored back on a read-write release, then the
+ * Sandbox terminated. `exec()` and `spawn()` reject under read-only access. The lease id is
+ * `modal:<sandbox id>`.
+ *
+ * @throws {TypeError} `Modal Sandbox accepts either client or config, not both`,
+ *   `Modal Sandbox image|appName|setup|workspace must be a non-empty string`.
+ * @throws {RangeError} `Modal Sandbox maxOutputBytes must be a positive safe integer`.
+ */
+export declare function modalSandbox(options?: ModalSandboxOptions): Readonly<SandboxProvider<ModalSandboxHandle>>

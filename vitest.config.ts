@@ -22,5 +22,7 @@ export default defineConfig({
     // give each file a real process.
     pool: "forks",
     testTimeout: 20_000,
+    // Stops the Docker daemon the Docker Sandbox specs started (scripts/docker-daemon.sh).
+    globalSetup: ["__test__/support/docker-daemon-teardown.ts"],
   },
 })

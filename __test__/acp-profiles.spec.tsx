@@ -97,7 +97,8 @@ describe("codexAgent", () => {
   })
 
   it("names the missing executable and how to install it", async () => {
-    await notInstalled(codexAgent(), "codex-acp", "Install it with `npm install --global @agentclientprotocol/codex-acp @openai/codex`, or set the Codex command option")
+    // codex-acp is a devDependency (the end-to-end tests), so node_modules/.bin has it.
+    await notInstalled(codexAgent({ command: "aml-no-codex-acp" }), "aml-no-codex-acp", "Install it with `npm install --global @agentclientprotocol/codex-acp @openai/codex`, or set the Codex command option")
   })
 })
 

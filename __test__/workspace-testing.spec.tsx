@@ -223,8 +223,38 @@ describe("testing cookbook examples", () => {
     await expect(runtime.evaluate(<ReviewWorkflow />)).resolves.toBe("fixture:Review the release candidate.")
     expect(agentProvider.calls).toHaveLength(1)
     expect(sandboxProvider.acquisitions).toHaveLength(1)
+    expect(sandboxProvider.releases).toHaveLength(1)
     expect(workspaceProvider.saves).toHaveLength(1)
     expect(workspaceProvider.releases).toHaveLength(1)
+  })
+
+  test("select testing providers with NODE_ENV", async () => {
+    // src/runtime.ts of the cookbook, verbatim apart from the type import.
+    async function createApplicationRuntime(production: () => ConstructorParameters<typeof AmlRuntime>[0]): Promise<AmlRuntime> {
+      if (process.env.NODE_ENV !== "test") {
+        return new AmlRuntime(production())
+      }
+
+      const { DeterministicAgentProvider, DeterministicSandboxProvider, DeterministicWorkspaceProvider } =
+        await import("@aml-jsx/sdk/testing")
+
+      return new AmlRuntime({
+        agentProvider: new DeterministicAgentProvider({
+          supportsSandbox: () => true,
+        }),
+        sandboxProvider: new DeterministicSandboxProvider(),
+        workspaceProvider: new DeterministicWorkspaceProvider(),
+      })
+    }
+    vi.stubEnv("NODE_ENV", "test")
+    try {
+      const runtime = await createApplicationRuntime(() => {
+        throw new Error("production providers must not be constructed in this test")
+      })
+      await expect(runtime.evaluate(<ReviewWorkflow />)).resolves.toBe("Review the release candidate.")
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 
   test("saves successful Workspace output before release", async () => {

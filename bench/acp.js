@@ -85,12 +85,77 @@ async function bridgeRoundTrips() {
   }
 }
 
+/**
+ * The same round trip from a minimal MCP client: JSON-RPC `tools/call` over one keep-alive
+ * socket, so the figure is the bridge's (HTTP parse, dispatcher hop, JS execute, response)
+ * rather than the official SDK client's own per-call work, which runs in this process too.
+ */
+async function leanBridgeRoundTrips() {
+  const { connect } = await import("node:net")
+  const tool = { description: "add", execute: async ({ a, b }) => ({ sum: a + b }), inputSchema: { type: "object" }, kind: "javascript", name: "add" }
+  const lent = lendTools([tool], new AbortController().signal)
+  const bridge = await acpBridgeStart(lent.json)
+  const { headers, url } = JSON.parse(bridge.descriptor)
+  const { hostname, pathname, port } = new URL(url)
+  const auth = headers.find((h) => h.name === "Authorization").value
+  const socket = connect({ host: hostname, noDelay: true, port: Number(port) })
+  await new Promise((resolve) => socket.once("connect", resolve))
+  let pending
+  let buffered = ""
+  socket.setEncoding("utf8")
+  socket.on("data", (data) => {
+    buffered += data
+    const end = buffered.indexOf("\r\n\r\n")
+    if (end < 0) return
+    const length = Number(/content-length: *(\d+)/i.exec(buffered.slice(0, end))[1])
+    if (buffered.length < end + 4 + length) return
+    const body = buffered.slice(end + 4, end + 4 + length)
+    buffered = buffered.slice(end + 4 + length)
+    pending(body)
+  })
+  let id = 0
+  const call = (a) =>
+    new Promise((resolve) => {
+      pending = resolve
+      const body = JSON.stringify({ id: ++id, jsonrpc: "2.0", method: "tools/call", params: { arguments: { a, b: 1 }, name: "add" } })
+      socket.write(
+        `POST ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: ${auth}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      )
+    })
+  const first = JSON.parse(await call(1))
+  if (first.result?.content?.[0]?.text !== '{"sum":2}') throw new Error(`unexpected bridge answer ${JSON.stringify(first)}`)
+  const cpu = []
+  try {
+    await measure(`${BRIDGE_CALLS} bridge Tool calls (lean JSON-RPC client)`, {
+      items: BRIDGE_CALLS,
+      rounds: 7,
+      run: async () => {
+        const before = cpuMicros()
+        for (let i = 0; i < BRIDGE_CALLS; i++) await call(i)
+        cpu.push((cpuMicros() - before) / BRIDGE_CALLS)
+      },
+      warmup: 2,
+    })
+    console.log(`${"  (this process's CPU per lean call)".padEnd(48)} median ${median(cpu).toFixed(2)} µs CPU/call`)
+  } finally {
+    socket.destroy()
+    acpBridgeStop(bridge.handle)
+    lent.release()
+  }
+}
+
 export async function acpBenchmarks() {
   await bridgeRoundTrips()
+  await leanBridgeRoundTrips()
   await measureUpdates("ACP session updates, untraced", new AmlRuntime({ agentProvider: provider }))
   const traced = new AmlRuntime({ agentProvider: provider })
   traced.on("trace", () => {})
   await measureUpdates("ACP session updates, metadata trace listener", traced)
+  const content = new AmlRuntime({ agentProvider: provider })
+  const sink = () => {}
+  sink.captureContent = true
+  content.on("trace", sink)
+  await measureUpdates("ACP session updates, content trace listener", content)
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

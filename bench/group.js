@@ -3,6 +3,7 @@ const groups = {
   acp: async () => (await import("./acp.js")).acpBenchmarks(),
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
+  docker: async () => (await import("./docker.js")).dockerBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
   journal: async () => (await import("./journal.js")).journalBenchmarks(),
   otel: async () => (await import("./otel.js")).otelBenchmarks(),

@@ -8,18 +8,27 @@ import { tmpdir } from "node:os"
 
 import { readLaunch, readProfile } from "./acp-launch.js"
 import { acpMcpServers } from "./acp-mcp-servers.js"
+import {
+  createGuestState,
+  materializeGuestFiles,
+  relayUnavailable,
+  removeGuestState,
+  resolveGuestCwd,
+  sandboxReachesHost,
+} from "./acp-sandbox-launch.js"
+import { pumpSandboxProcess } from "./acp-sandbox-process.js"
 import { AcpSession } from "./acp-session.js"
 import { DEFAULT_INSTRUCTION, SUBMIT_TOOL, Submission } from "./acp-structured.js"
 import { runAgentProviderSession, sessionSpans } from "./agent-provider-session.js"
 import { createAgentProviderTurns } from "./agent-provider-turns.js"
 import { structuredOutputServices } from "./agent-services.js"
-import { EvaluationError } from "./errors.js"
 import { lendTools } from "./native-tool-dispatch.js"
 import {
   acpBridgeStart,
   acpBridgeStop,
   acpLaunchFilesWrite,
   acpSessionStart,
+  acpSessionStartExternal,
   acpStateDirectoryCreate,
   acpStateDirectoryRemove,
 } from "./native.js"
@@ -69,10 +78,9 @@ function childEnvironment(launchEnv) {
   return Object.entries(env).filter(([, value]) => typeof value === "string")
 }
 
-async function openSession(profile, request, context, spans, sessionSpanId) {
-  const name = profile.name
-  // TypeErrors about the request come before any I/O.
-  const authored = acpMcpServers(request.mcpServers, name, profile.supportsNamed)
+/** Reads the request's MCP/Tool/structured parts; TypeErrors come before any I/O. */
+function readRequest(profile, request, context) {
+  const authored = acpMcpServers(request.mcpServers, profile.name, profile.supportsNamed)
   checkToolNames(request.tools)
   let submission
   if (request.output !== undefined) {
@@ -80,60 +88,138 @@ async function openSession(profile, request, context, spans, sessionSpanId) {
     if (service === undefined) throw new TypeError("ACP Agent structured output requires an AML execution context")
     submission = new Submission(service)
   }
-  const cwd = realpathSync(profile.workingDirectory ?? process.cwd())
   const served = submission === undefined ? request.tools : [...request.tools, submission.tool()]
-  const bridge = await startBridge(served, context.signal)
+  return { authored, served, submission }
+}
+
+function launchContext(bridge, authored, cwd, inherits, request, stateDirectory) {
+  // The bridge is one more HTTP server of the session, last, and named in the context.
+  const mcpServers =
+    bridge.descriptor === undefined ? authored : Object.freeze([...authored, Object.freeze(bridge.descriptor)])
+  return Object.freeze({
+    amlMcpServerName: bridge.name,
+    cwd,
+    inheritsProcessEnvironment: inherits,
+    mcpServers,
+    request,
+    stateDirectory,
+  })
+}
+
+function sessionConfig(launch, ctx, cwd, env, stateDirectory) {
+  return {
+    args: launch.args,
+    authenticationMethodId: launch.authenticationMethodId,
+    cancelGraceMs: acpTestLimits.cancelGraceMs,
+    command: launch.command,
+    configuration: launch.configuration,
+    cwd,
+    env,
+    inheritEnv: false,
+    killGraceMs: acpTestLimits.killGraceMs,
+    mcpServers: launch.sessionMcpServers ?? ctx.mcpServers,
+    permissionPolicy: launch.permissionPolicy,
+    sessionCwd: cwd,
+    stateDirectory,
+  }
+}
+
+/** Local launch: host cwd, host state directory, a supervised host child. */
+async function openLocal(profile, request, context, parts) {
+  const cwd = realpathSync(profile.workingDirectory ?? process.cwd())
+  const bridge = await startBridge(parts.served, context.signal)
   let stateDirectory
   let launch
   let handle
   try {
     stateDirectory = acpStateDirectoryCreate(tmpdir())
-    // The bridge is one more HTTP server of the session, last, and named in the context.
-    const mcpServers =
-      bridge.descriptor === undefined ? authored : Object.freeze([...authored, Object.freeze(bridge.descriptor)])
-    const ctx = Object.freeze({
-      amlMcpServerName: bridge.name,
-      cwd,
-      inheritsProcessEnvironment: true,
-      mcpServers,
-      request,
-      stateDirectory,
-    })
+    const ctx = launchContext(bridge, parts.authored, cwd, true, request, stateDirectory)
     launch = readLaunch(await profile.createLaunch(ctx))
     const problem = acpLaunchFilesWrite(stateDirectory, JSON.stringify(launch.files))
     if (problem !== null) throw new TypeError(problem)
-    const config = {
-      args: launch.args,
-      authenticationMethodId: launch.authenticationMethodId,
-      cancelGraceMs: acpTestLimits.cancelGraceMs,
-      command: launch.command,
-      configuration: launch.configuration,
-      cwd,
-      env: childEnvironment(launch.env),
-      inheritEnv: false,
-      killGraceMs: acpTestLimits.killGraceMs,
-      mcpServers: launch.sessionMcpServers ?? ctx.mcpServers,
-      permissionPolicy: launch.permissionPolicy,
-      sessionCwd: cwd,
-      stateDirectory,
-    }
-    handle = acpSessionStart(JSON.stringify(config))
+    handle = acpSessionStart(JSON.stringify(sessionConfig(launch, ctx, cwd, childEnvironment(launch.env), stateDirectory)))
   } catch (error) {
     bridge.release()
     try {
       if (stateDirectory !== undefined) acpStateDirectoryRemove(stateDirectory)
     } catch (cleanup) {
-      throw new AggregateError([error, cleanup], `Agent provider "${name}" ACP session cleanup failed`)
+      throw new AggregateError([error, cleanup], `Agent provider "${profile.name}" ACP session cleanup failed`)
     }
     throw error
   }
   // From here the native session owns the state directory and removes it when it closes;
   // the session stops the bridge once the agent is gone.
+  return { handle, launch, release: bridge.release }
+}
+
+/**
+ * Sandbox launch: everything through the lease's runtime (guest cwd, guest state, files,
+ * spawn); the native session runs over the pumped SandboxProcess.
+ */
+async function openInSandbox(profile, request, context, parts, spans, sessionSpanId) {
+  const name = profile.name
+  const sandbox = context.sandbox
+  const signal = context.signal
+  if (parts.served.length > 0 && !sandboxReachesHost(sandbox)) throw relayUnavailable()
+  const cwd = await resolveGuestCwd(name, sandbox, signal)
+  const bridge = await startBridge(parts.served, signal)
+  // Owned by the session: aborting it is the Sandbox's own backstop kill after cleanup.
+  const owned = new AbortController()
+  let stateDirectory
+  let launch
+  let child
+  let handle
+  try {
+    stateDirectory = await createGuestState(name, sandbox, signal)
+    const ctx = launchContext(bridge, parts.authored, cwd, false, request, stateDirectory)
+    launch = readLaunch(await profile.createLaunch(ctx))
+    await materializeGuestFiles(sandbox, stateDirectory, launch.files, signal)
+    const commandLine = [launch.command, ...launch.args].join(" ")
+    spans?.point(sessionSpanId, "sandbox.process", { state: "spawn_requested" }, { command: commandLine })
+    const env = Object.fromEntries(launch.env)
+    try {
+      child = await sandbox.lease.runtime.spawn(launch.command, launch.args, { cwd: sandbox.cwd, env, signal: owned.signal })
+    } catch (error) {
+      if (error?.code !== "ENOENT") throw error
+      const hint = profile.installHint === undefined ? "" : `. ${profile.installHint}`
+      throw new Error(`ACP Agent command "${launch.command}" was not found${hint}`, { cause: error })
+    }
+    spans?.point(sessionSpanId, "sandbox.process", { "execution.id": child.id, state: "started" }, { command: commandLine })
+    handle = acpSessionStartExternal(JSON.stringify(sessionConfig(launch, ctx, cwd, [], null)), child.id)
+  } catch (error) {
+    bridge.release()
+    const failures = []
+    if (child !== undefined) await child.kill().catch((kill) => failures.push(kill))
+    owned.abort()
+    const state = stateDirectory === undefined ? [] : await removeGuestState(name, sandbox, stateDirectory)
+    failures.push(...state.map((message) => new Error(message)))
+    if (failures.length > 0) {
+      throw new AggregateError([error, ...failures], `Agent provider "${name}" ACP session cleanup failed`)
+    }
+    throw error
+  }
+  const pump = pumpSandboxProcess(handle, child)
+  const release = async () => {
+    bridge.release()
+    owned.abort()
+    const resourceErrors = await removeGuestState(name, sandbox, stateDirectory)
+    return { resourceErrors, sessionErrors: pump.killErrors }
+  }
+  return { handle, launch, release }
+}
+
+async function openSession(profile, request, context, spans, sessionSpanId) {
+  const parts = readRequest(profile, request, context)
+  const opened =
+    context.sandbox === undefined
+      ? await openLocal(profile, request, context, parts)
+      : await openInSandbox(profile, request, context, parts, spans, sessionSpanId)
+  const { handle, launch, release } = opened
   const structured =
-    submission === undefined
+    parts.submission === undefined
       ? undefined
-      : { instruction: launch.structuredOutputInstruction ?? DEFAULT_INSTRUCTION, submission }
-  const session = new AcpSession(handle, spans, sessionSpanId, launch, name, profile.installHint, bridge.release, structured)
+      : { instruction: launch.structuredOutputInstruction ?? DEFAULT_INSTRUCTION, submission: parts.submission }
+  const session = new AcpSession(handle, spans, sessionSpanId, launch, profile.name, profile.installHint, release, structured)
   await session.open(context.signal)
   return session
 }
@@ -143,9 +229,6 @@ async function run(profile, request, context) {
   const turns = createAgentProviderTurns(request, name)
   const signal = context.signal
   if (signal.aborted) throw signal.reason
-  if (context.sandbox !== undefined) {
-    throw new EvaluationError("ACP Agent Sandbox launch is not implemented by this build of @aml-jsx/sdk yet")
-  }
   const attributes = { provider: name }
   if (request.model !== undefined) attributes.model = request.model
   const spans = sessionSpans(context)

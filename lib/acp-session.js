@@ -22,9 +22,21 @@ function failure(event, hint) {
   return new Error(event.message)
 }
 
+const asError = (entry) => (typeof entry === "string" ? new Error(entry) : entry)
+const NO_EXTRA = Object.freeze({ resourceErrors: [], sessionErrors: [] })
+
+/** The Closed event plus what releasing the invocation's own resources reported. */
+function merge(event, extra) {
+  return {
+    ...event,
+    resourceErrors: [...event.resourceErrors, ...extra.resourceErrors],
+    sessionErrors: [...event.sessionErrors, ...extra.sessionErrors],
+  }
+}
+
 function cleanupError(event, providerName) {
-  const session = event.sessionErrors.map((message) => new Error(message))
-  const resources = event.resourceErrors.map((message) => new Error(message))
+  const session = event.sessionErrors.map(asError)
+  const resources = event.resourceErrors.map(asError)
   const sessionError = session.length === 0 ? undefined : new AggregateError(session, "ACP session cleanup failed")
   const resourceError =
     resources.length === 0 ? undefined : new AggregateError(resources, "ACP invocation resource cleanup failed")
@@ -71,6 +83,10 @@ export class AcpSession {
     this.#spans?.point(this.#parent, name, attributes, sensitive)
   }
 
+  #reportUpdates(list) {
+    if (this.#parent !== undefined) this.#spans?.points(list)
+  }
+
   #process(event) {
     const attributes = { state: event.state }
     if (event.executionId !== undefined) attributes["execution.id"] = event.executionId
@@ -78,34 +94,48 @@ export class AcpSession {
     this.#point("sandbox.process", attributes, event.command === undefined ? undefined : { command: event.command })
   }
 
-  /** Reports updates and process facts until the next outcome event. */
+  /**
+   * Reports updates and process facts until the next outcome event. A batch's updates are
+   * reported together (one trace drain), before anything that follows them.
+   */
   async #until() {
     for (;;) {
       const batch = this.#batch
+      let updates
       while (this.#index < batch.length) {
         const event = batch[this.#index++]
         if (event.kind === "update") {
           const attributes = { sessionId: event.sessionId, sessionUpdate: event.sessionUpdate }
           if (event.toolName !== undefined) attributes.toolName = event.toolName
-          this.#point("acp.session.update", attributes, { update: event.update })
-        } else if (event.kind === "process") {
+          const sensitive = event.update === undefined ? undefined : { update: event.update }
+          ;(updates ??= []).push([this.#parent, "acp.session.update", attributes, sensitive])
+          continue
+        }
+        if (updates !== undefined) this.#reportUpdates(updates)
+        updates = undefined
+        if (event.kind === "process") {
           this.#process(event)
         } else {
           return event
         }
       }
-      this.#batch = JSON.parse(await acpSessionNext(this.#handle))
+      if (updates !== undefined) this.#reportUpdates(updates)
+      // Tell the session how much of each update is wanted now (a listener may come or go).
+      this.#batch = JSON.parse(await acpSessionNext(this.#handle, this.#spans?.detail() ?? 0))
       this.#index = 0
       if (this.#batch.length === 0) return { kind: "closed", resourceErrors: [], sessionErrors: [] }
     }
   }
 
-  /** After the agent is gone: the native handle, then the invocation's resources (bridge). */
-  #release() {
-    if (this.#released) return
+  /**
+   * After the agent is gone: the native handle, then the invocation's resources (bridge,
+   * Sandbox state). Resolves with their cleanup failures (`{ sessionErrors, resourceErrors }`).
+   */
+  async #release() {
+    if (this.#released) return NO_EXTRA
     this.#released = true
     acpSessionRelease(this.#handle)
-    this.#releaseResources?.()
+    return (await this.#releaseResources?.()) ?? NO_EXTRA
   }
 
   /** Waits for start-up; an abort closes the session and rejects with the reason. */
@@ -125,8 +155,7 @@ export class AcpSession {
     }
     const error = signal.aborted ? signal.reason : failure(event, this.#hint)
     // Start-up failed: the native side cleans up on its own; report it and release.
-    const closed = await this.#until()
-    this.#release()
+    const closed = merge(await this.#until(), await this.#release())
     const cleanup = cleanupError(closed, this.#providerName)
     if (cleanup !== undefined) {
       throw new AggregateError([error, cleanup], `Agent provider "${this.#providerName}" ACP session cleanup failed`)
@@ -175,7 +204,13 @@ export class AcpSession {
     if (this.#closed === undefined) {
       this.#parent = cleanupSpanId ?? this.#sessionSpanId
       acpSessionClose(this.#handle)
-      this.#closed = this.#until().finally(() => this.#release())
+      this.#closed = this.#until().then(
+        async (event) => merge(event, await this.#release()),
+        async (error) => {
+          await this.#release()
+          throw error
+        },
+      )
     }
     const event = await this.#closed
     const error = cleanupError(event, this.#providerName)

@@ -28,6 +28,8 @@ export function sessionSpans(context) {
     fail: (spanId, error) => spanId !== undefined && guard(() => service.failSpan(spanId, error)),
     point: (spanId, name, attributes, sensitive) =>
       spanId !== undefined && guard(() => service.point(spanId, name, attributes, sensitive)),
+    detail: () => guard(() => service.traceDetail()) ?? 0,
+    points: (list) => guard(() => service.points(list)),
   }
 }
 

@@ -117,5 +117,17 @@ class Observability {
   point(spanId, name, attributes, sensitive) {
     this.#domain.point(spanId, undefined, name, attributes, sensitive)
   }
+
+  points(list) {
+    this.#domain.points(list)
+  }
+
+  /** 0 untraced, 1 traced without any content listener, 2 some listener takes content. */
+  traceDetail() {
+    const domain = this.#domain
+    if (!domain.tracing) return 0
+    const content = (entry) => entry.captureContent
+    return domain.runtimeListeners.trace.some(content) || domain.local.trace.some(content) ? 2 : 1
+  }
 }
 

@@ -350,6 +350,15 @@ export class EvaluationDomain {
     this.flushTrace()
   }
 
+  /** Several point events (`[spanId, name, attributes, sensitive]`) with one trace drain. */
+  points(list) {
+    if (!this.tracing) return
+    for (const [spanId, name, attributes, sensitive] of list) {
+      this.native.point(spanId, undefined, name, attributesJson(attributes), attributesJson(sensitive))
+    }
+    this.flushTrace()
+  }
+
   /** Resolves when `task` holds a provider slot (FIFO, maxConcurrentAgents). */
   agentSlot(task, label) {
     if (this.signal.aborted) {

@@ -45,19 +45,25 @@ async function settle(call, ref, input) {
     return { message: `Tool reference ${ref} is no longer lent to a provider`, name: "EvaluationError", ok: false }
   }
   // Per call, so Rust can cancel one call without aborting the evaluation. This shim is the
-  // provider narrowing the signal (TL-3), so it combines the call's controller with the
-  // run's signal itself: the executor sees an abort of either at once.
+  // provider narrowing the signal (TL-3), so it forwards the run's abort to the call's
+  // controller itself: the executor sees an abort of either at once. Not AbortSignal.any:
+  // its listener on the long-lived run signal stays until the composite is collected, so
+  // thousands of calls pile up listeners (and cost) on one signal.
   const controller = new AbortController()
+  const run = entry.signal
+  const forward = () => controller.abort(run.reason)
+  if (run.aborted) forward()
+  else run.addEventListener("abort", forward, { once: true })
   table.calls.set(call, controller)
   try {
-    const signal = AbortSignal.any([controller.signal, entry.signal])
-    const value = await entry.tool.execute(JSON.parse(input), { signal })
+    const value = await entry.tool.execute(JSON.parse(input), { signal: controller.signal })
     return { ok: true, value: JSON.stringify(value) }
   } catch (error) {
     const { type, message } = describeError(error)
-    const aborted = isReason(error, controller.signal) || isReason(error, entry.signal)
+    const aborted = isReason(error, controller.signal) || isReason(error, run)
     return { aborted, message, name: type, ok: false }
   } finally {
+    run.removeEventListener("abort", forward)
     table.calls.delete(call)
   }
 }

@@ -51,6 +51,13 @@ export const {
   acpSessionPrompt,
   acpSessionRelease,
   acpSessionStart,
+  acpSessionStartExternal,
+  acpExternalEnd,
+  acpExternalExited,
+  acpExternalFeed,
+  acpExternalInput,
+  acpExternalKilled,
+  acpExternalKillRequested,
   acpStateDirectoryCreate,
   acpStateDirectoryRemove,
   liveAcpBridges,
@@ -74,21 +81,14 @@ export const {
 } = binding
 
 const {
-  agentDone,
   agentHandshakeDone,
-  agentPlan,
   agentMcp,
   agentTools,
-  array,
   closeRoot,
-  closeSpan,
-  currentSpan,
   domainCreate,
   domainDispose,
   drainAgentQueue,
   drainTrace,
-  empty,
-  enterAgent,
   enterFollowUp,
   enterSystem,
   enterScope,
@@ -96,7 +96,6 @@ const {
   enterTransparent,
   errorMessage,
   fail,
-  finish,
   grantMcp,
   grantTool,
   invalid,
@@ -105,18 +104,12 @@ const {
   loopPark,
   loopResume,
   loopTransition,
-  newTask,
-  node,
   openRoot,
-  openSpan,
   point,
-  releaseAgentSlot,
-  scheduleAgent,
   setLoopRender,
   setStructured,
   setTracing,
   takeError,
-  text,
   unknownElement,
   scopeDone,
   scopeInput,
@@ -124,6 +117,25 @@ const {
   agentSkills,
   withdrawAgent,
 } = binding
+
+// The per-value and per-Agent step calls are plain Node-API callbacks (src/hot_path.rs):
+// a #[napi] function with arguments pays for a borrow scope on every call.
+const {
+  agentDone,
+  agentPlan,
+  array,
+  closeSpan,
+  currentSpan,
+  empty,
+  enterAgent,
+  finish,
+  newTask,
+  node,
+  openSpan,
+  releaseAgentSlot,
+  scheduleAgent,
+  text,
+} = binding.hotPath()
 
 // Workspace, <File>, <Include> (src/workspace_scope.rs, src/fs.rs): confined file operations.
 export const { fsReadFile, fsWriteFile } = binding
@@ -307,6 +319,9 @@ export const {
   localWorkspaceAcquire,
   localWorkspaceLockProblem,
   localWorkspaceRelease,
+  workspaceCancel,
+  workspaceCancellation,
+  workspaceCancellationDone,
   workspaceFilesystemAcquire,
   workspaceJsAcquire,
   workspaceRelease,
@@ -315,3 +330,21 @@ export const {
   workspaceStorageDispatcherInstalled,
   workspaceStorageSegment: nativeWorkspaceStorageSegment,
 } = binding
+
+// The Docker Sandbox (src/docker.rs over crates/aml-docker): stateless calls over a socket
+// and negotiated version; streamed execs by handle.
+export const {
+  dockerExec,
+  dockerNegotiate,
+  dockerRemove,
+  dockerRun,
+  dockerSpawn,
+  dockerSpawnCloseStdin,
+  dockerSpawnRead,
+  dockerSpawnRelease,
+  dockerSpawnWait,
+  dockerSpawnWrite,
+} = binding
+
+// Remote Sandbox Workspace transfer (src/sandbox_transfer.rs over aml_workspace::transfer).
+export const { sandboxTransferMirror, sandboxTransferPack } = binding

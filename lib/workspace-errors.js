@@ -5,22 +5,24 @@
 
 import { WorkspaceConflictError } from "./errors.js"
 
-export function workspaceError(json, hostErrors) {
-  return build(JSON.parse(json), hostErrors)
+export function workspaceError(json, hostErrors, aborted) {
+  return build(JSON.parse(json), hostErrors, aborted)
 }
 
-function build(data, hostErrors) {
+// `aborted`: the signal that interrupted the call; the engine's abort error is its reason.
+function build(data, hostErrors, aborted) {
+  if (aborted !== undefined && data.code === "ABORT_ERR") return aborted.reason
   if (data.kind === "host") {
     if (hostErrors !== undefined && hostErrors.has(data.reference)) return hostErrors.get(data.reference)
     return new Error("Workspace storage adapter failed")
   }
   if (data.kind === "conflict") return new WorkspaceConflictError(data.workspaceId)
-  const options = data.cause === undefined ? undefined : { cause: build(data.cause, hostErrors) }
+  const options = data.cause === undefined ? undefined : { cause: build(data.cause, hostErrors, aborted) }
   let error
   switch (data.kind) {
     case "aggregateError":
       error = new AggregateError(
-        (data.errors ?? []).map((inner) => build(inner, hostErrors)),
+        (data.errors ?? []).map((inner) => build(inner, hostErrors, aborted)),
         data.message,
         options,
       )
@@ -39,7 +41,7 @@ function build(data, hostErrors) {
 }
 
 /** Throws the outcome's error if it failed; returns it otherwise. */
-export function settled(outcome, hostErrors) {
-  if (!outcome.ok) throw workspaceError(outcome.error, hostErrors)
+export function settled(outcome, hostErrors, aborted) {
+  if (!outcome.ok) throw workspaceError(outcome.error, hostErrors, aborted)
   return outcome
 }

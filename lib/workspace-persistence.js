@@ -10,6 +10,7 @@ import { resolve } from "node:path"
 import { nativeFilesystemDirectory } from "./filesystem-workspace-storage.js"
 import { workspaceFilesystemAcquire, workspaceJsAcquire, workspaceRelease, workspaceSave } from "./native.js"
 import { isNormalized } from "./normalized.js"
+import { cancellable } from "./workspace-cancellation.js"
 import { settled } from "./workspace-errors.js"
 import { forgetLease, lendLease, takeHostErrors } from "./workspace-storage-dispatch.js"
 
@@ -117,7 +118,7 @@ export class WorkspacePersistence {
     let storageHandle
     let outcome
     if (native !== undefined) {
-      outcome = settled(await workspaceFilesystemAcquire(native, id, lock, options, load))
+      outcome = await cancellable(signal, (cancel) => workspaceFilesystemAcquire(native, id, lock, options, load, cancel))
       storageHandle = Object.freeze({ directory: outcome.version, kind: "filesystem-workspace" })
     } else {
       const lease = await storage.acquire({ evaluationId, id, lock, signal })
@@ -127,7 +128,11 @@ export class WorkspacePersistence {
       storageHandle = lease.handle
       reference = lendLease(lease, storage.name)
       try {
-        outcome = settled(await workspaceJsAcquire(reference, options, load), takeHostErrors(reference))
+        outcome = await cancellable(
+          signal,
+          (cancel) => workspaceJsAcquire(reference, options, load, cancel),
+          () => takeHostErrors(reference),
+        )
       } catch (error) {
         forgetLease(reference)
         throw error
@@ -164,7 +169,7 @@ function persistentLease(name, outcome, { format, reference, storage }) {
       if (request?.signal?.aborted) return Promise.reject(request.signal.reason)
       if (released !== undefined) return Promise.reject(new Error("Workspace lease was already released"))
       const run = saving.catch(() => {}).then(async () => {
-        settled(await workspaceSave(session, saveJson(request)), hostErrors())
+        await cancellable(request?.signal, (cancel) => workspaceSave(session, saveJson(request), cancel), hostErrors)
       })
       saving = run
       return run

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aml_acp::{
-    ConfigEntry, ConfigTarget, Event, Launch, LaunchFile, LaunchFileError, Limits,
+    ConfigEntry, ConfigTarget, Detail, Event, Launch, LaunchFile, LaunchFileError, Limits,
     PermissionPolicy, Session, SessionConfig, SessionSpec,
 };
 use napi::bindgen_prelude::Object;
@@ -83,7 +83,7 @@ fn config_entry(mut entry: Map<String, Value>) -> Result<ConfigEntry> {
     Ok(ConfigEntry { target, value })
 }
 
-fn parse_config(text: &str) -> Result<SessionConfig> {
+pub(crate) fn parse_config(text: &str) -> Result<SessionConfig> {
     let config: ConfigJson = serde_json::from_str(text).map_err(invalid)?;
     let permission_policy =
         PermissionPolicy::parse(&config.permission_policy).ok_or_else(|| invalid("policy"))?;
@@ -108,6 +108,7 @@ fn parse_config(text: &str) -> Result<SessionConfig> {
             authentication_method_id: config.authentication_method_id,
             configuration,
             permission_policy,
+            detail: Default::default(),
         },
         limits: Limits {
             cancel_grace: millis(config.cancel_grace_ms, defaults.cancel_grace),
@@ -124,17 +125,22 @@ pub fn acp_session_start(config: String) -> Result<u32> {
     guard(|| {
         let config = parse_config(&config)?;
         let _entered = runtime().enter();
-        let started = Arc::new(Session::start(config));
-        Ok(sessions(|s| {
-            loop {
-                s.next = s.next.wrapping_add(1);
-                if s.next != 0 && !s.live.contains_key(&s.next) {
-                    break;
-                }
+        Ok(insert(Session::start(config)))
+    })
+}
+
+/// Files a started session under a fresh handle.
+pub(crate) fn insert(session: Session) -> u32 {
+    let started = Arc::new(session);
+    sessions(|s| {
+        loop {
+            s.next = s.next.wrapping_add(1);
+            if s.next != 0 && !s.live.contains_key(&s.next) {
+                break;
             }
-            s.live.insert(s.next, started);
-            s.next
-        }))
+        }
+        s.live.insert(s.next, started);
+        s.next
     })
 }
 
@@ -154,13 +160,17 @@ fn event_json(event: Event) -> Value {
             out
         }
         Event::Created { session_id } => json!({ "kind": "created", "sessionId": session_id }),
+        // Written directly by `write_events`; kept here for completeness.
         Event::Update {
             session_id,
             session_update,
             tool_name,
             update,
         } => {
-            let mut out = json!({ "kind": "update", "sessionId": session_id, "sessionUpdate": session_update, "update": update });
+            let mut out = json!({ "kind": "update", "sessionId": session_id, "sessionUpdate": session_update });
+            if let Some(update) = update {
+                out["update"] = update.into();
+            }
             if let Some(tool) = tool_name {
                 out["toolName"] = tool.into();
             }
@@ -194,15 +204,61 @@ fn event_json(event: Event) -> Value {
     }
 }
 
+/// One JSON array for a batch. Updates (the flood case) are written field by field into one
+/// buffer: no `Value` tree per update, one escape pass over the raw update text.
+fn write_events(events: Vec<Event>) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(64 * events.len() + 2);
+    out.push(b'[');
+    for (index, event) in events.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        // Writing to a Vec cannot fail.
+        match event {
+            Event::Update {
+                session_id,
+                session_update,
+                tool_name,
+                update,
+            } => {
+                out.extend_from_slice(br#"{"kind":"update","sessionId":"#);
+                let _ = serde_json::to_writer(&mut out, &session_id);
+                out.extend_from_slice(br#","sessionUpdate":"#);
+                let _ = serde_json::to_writer(&mut out, &session_update);
+                if let Some(tool) = tool_name {
+                    out.extend_from_slice(br#","toolName":"#);
+                    let _ = serde_json::to_writer(&mut out, &tool);
+                }
+                if let Some(update) = update {
+                    out.extend_from_slice(br#","update":"#);
+                    let _ = serde_json::to_writer(&mut out, &update);
+                }
+                out.push(b'}');
+            }
+            other => {
+                let _ = serde_json::to_writer(&mut out, &event_json(other));
+            }
+        }
+    }
+    out.push(b']');
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
 /// The events available now, as a JSON array; `[]` once the session has ended.
+///
+/// `detail` is what the observer wants of the updates from now on: 0 none (nobody traces),
+/// 1 metadata (no listener takes content), 2 the raw update JSON too.
 #[napi(ts_return_type = "Promise<string>")]
-pub fn acp_session_next(env: &Env, handle: u32) -> Result<Object<'_>> {
+pub fn acp_session_next(env: &Env, handle: u32, detail: u32) -> Result<Object<'_>> {
     let session = guard(|| session(handle))?;
-    let next = async move {
-        let events = session.next(BATCH).await;
-        let out: Vec<Value> = events.into_iter().map(event_json).collect();
-        Ok(Value::Array(out).to_string())
-    };
+    session.set_detail(match detail {
+        0 => Detail::None,
+        1 => Detail::Metadata,
+        _ => Detail::Full,
+    });
+    let next = async move { Ok(write_events(session.next(BATCH).await)) };
     spawn_promise(env, next, |_, text| Ok(text))
 }
 
@@ -235,6 +291,7 @@ pub fn acp_session_close(handle: u32) -> Result<()> {
 pub fn acp_session_release(handle: u32) -> Result<()> {
     guard(|| {
         sessions(|s| s.live.remove(&handle));
+        crate::acp_external::forget(handle);
         Ok(())
     })
 }

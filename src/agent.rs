@@ -1,38 +1,12 @@
 //! The Agent half of the binding: entering Agent/System/FollowUp, Tool and MCP grants, the ready
 //! plan, the provider result, and the per-domain scheduler.
 
-use aml_engine::{AgentEntry, McpKind};
+use aml_engine::McpKind;
 use napi::Result;
 use napi_derive::napi;
 
 use crate::guard::{engine_error, guard};
 use crate::registry;
-
-#[napi]
-pub fn enter_agent(
-    domain: u32,
-    task: u32,
-    has_provider: bool,
-    provider: Option<String>,
-    model: Option<String>,
-    system: Option<String>,
-    sandboxed: bool,
-) -> Result<u32> {
-    let entry = AgentEntry {
-        has_provider,
-        provider,
-        model,
-        system,
-        sandboxed,
-    };
-    guard(|| {
-        registry::with(domain, |d| {
-            d.enter_agent(task, entry)
-                .map(|s| s.encode())
-                .map_err(engine_error)
-        })
-    })
-}
 
 /// A transparent wrapper (Context Provider) on top: feed its children.
 #[napi]
@@ -101,23 +75,6 @@ pub fn grant_mcp(
     })
 }
 
-/// `[spanId, parentSpanId, prompt, system, ...followUps]` of the ready Agent on top.
-#[napi]
-pub fn agent_plan(domain: u32, task: u32) -> Result<Vec<String>> {
-    guard(|| {
-        registry::with(domain, |d| {
-            let plan = d.agent_plan(task).map_err(engine_error)?;
-            let mut out = Vec::with_capacity(4 + plan.follow_ups.len());
-            out.push(plan.span_id.to_string());
-            out.push(plan.parent_span.to_string());
-            out.push(plan.prompt().to_string());
-            out.push(plan.system());
-            out.extend(plan.follow_ups.iter().cloned());
-            Ok(out)
-        })
-    })
-}
-
 /// Tool references granted to the ready Agent on top, in grant order.
 #[napi]
 pub fn agent_tools(domain: u32, task: u32) -> Result<Vec<u32>> {
@@ -148,33 +105,6 @@ pub fn agent_handshake_done(domain: u32, task: u32) -> Result<u32> {
             d.agent_handshake_done(task)
                 .map(|s| s.encode())
                 .map_err(engine_error)
-        })
-    })
-}
-
-#[napi]
-pub fn agent_done(domain: u32, task: u32, text: String, output: String) -> Result<u32> {
-    guard(|| {
-        registry::with(domain, |d| {
-            d.agent_done(task, &text, &output)
-                .map(|s| s.encode())
-                .map_err(engine_error)
-        })
-    })
-}
-
-/// True when `task` holds a provider slot now; false when it was queued.
-#[napi]
-pub fn schedule_agent(domain: u32, task: u32) -> Result<bool> {
-    guard(|| registry::with(domain, |d| Ok(d.scheduler().request(task))))
-}
-
-/// Releases a slot; returns the queued task that now holds it, or -1.
-#[napi]
-pub fn release_agent_slot(domain: u32) -> Result<i64> {
-    guard(|| {
-        registry::with(domain, |d| {
-            Ok(d.scheduler().release().map_or(-1, i64::from))
         })
     })
 }

@@ -3,20 +3,12 @@
 //! `aml_engine::Step::encode`) so the hot path crosses the boundary with numbers and short
 //! strings only.
 
-use aml_engine::{Domain, Limits, NodeKind, Policy, SpanFailure, PRIMITIVES};
+use aml_engine::{Domain, Limits, Policy, SpanFailure, PRIMITIVES};
 use napi::Result;
 use napi_derive::napi;
 
 use crate::guard::{engine_error, guard};
 use crate::registry;
-
-fn kind_of(code: i32) -> NodeKind {
-    if code < 0 {
-        NodeKind::Component
-    } else {
-        NodeKind::Primitive(code as u8)
-    }
-}
 
 /// Creates a domain. `limits` are maxAgentCalls, maxConcurrentAgents, maxDepth,
 /// maxTurnsPerAgent, maxStateTransitions (validated by the facade); `allowed_tools` and
@@ -110,12 +102,6 @@ pub fn close_root(domain: u32, error_type: Option<String>, message: Option<Strin
     })
 }
 
-/// Starts a task; `parent` is the task whose active component calls `evaluate()`.
-#[napi]
-pub fn new_task(domain: u32, parent: Option<u32>) -> Result<u32> {
-    guard(|| registry::with(domain, |d| d.new_task(parent).map_err(engine_error)))
-}
-
 #[napi]
 pub fn set_structured(domain: u32, task: u32) -> Result<()> {
     guard(|| registry::with(domain, |d| d.set_structured(task).map_err(engine_error)))
@@ -125,52 +111,6 @@ pub fn set_structured(domain: u32, task: u32) -> Result<()> {
 #[napi]
 pub fn is_structured(domain: u32, task: u32) -> Result<bool> {
     guard(|| registry::with(domain, |d| Ok(d.is_structured(task))))
-}
-
-#[napi]
-pub fn text(domain: u32, task: u32, text: String) -> Result<u32> {
-    guard(|| {
-        registry::with(domain, |d| {
-            d.text(task, &text)
-                .map(|s| s.encode())
-                .map_err(engine_error)
-        })
-    })
-}
-
-#[napi]
-pub fn empty(domain: u32, task: u32) -> Result<u32> {
-    guard(|| {
-        registry::with(domain, |d| {
-            d.empty(task).map(|s| s.encode()).map_err(engine_error)
-        })
-    })
-}
-
-/// `identity` is a JS number below 2^53 (lib/domain.js numbers objects; see aml_engine::Identity).
-#[napi]
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-pub fn array(domain: u32, task: u32, identity: f64, len: u32) -> Result<u32> {
-    guard(|| {
-        registry::with(domain, |d| {
-            d.array(task, identity as u64, len)
-                .map(|s| s.encode())
-                .map_err(engine_error)
-        })
-    })
-}
-
-/// `kind` is -1 for a function component, else the primitive's code.
-#[napi]
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-pub fn node(domain: u32, task: u32, identity: f64, kind: i32, name: String) -> Result<u32> {
-    guard(|| {
-        registry::with(domain, |d| {
-            d.node(task, identity as u64, kind_of(kind), &name)
-                .map(|s| s.encode())
-                .map_err(engine_error)
-        })
-    })
 }
 
 #[napi]
@@ -195,18 +135,6 @@ pub fn unknown_element(domain: u32, task: u32) -> Result<u32> {
     })
 }
 
-/// The span id enclosing the task's next value, e.g. `trace-3`.
-#[napi]
-pub fn current_span(domain: u32, task: u32) -> Result<String> {
-    guard(|| {
-        registry::with(domain, |d| {
-            d.current_span(task)
-                .map(|s| s.to_string())
-                .map_err(engine_error)
-        })
-    })
-}
-
 #[napi]
 pub fn fail(domain: u32, task: u32, error_type: String, message: String) -> Result<()> {
     guard(|| {
@@ -221,11 +149,6 @@ pub fn fail(domain: u32, task: u32, error_type: String, message: String) -> Resu
             .map_err(engine_error)
         })
     })
-}
-
-#[napi]
-pub fn finish(domain: u32, task: u32) -> Result<String> {
-    guard(|| registry::with(domain, |d| d.finish(task).map_err(engine_error)))
 }
 
 /// The message of the engine error that ended `task` (always an `EvaluationError`).

@@ -5,10 +5,13 @@
 
 pub mod acp;
 pub mod acp_bridge;
+pub mod acp_external;
 pub mod agent;
 pub mod cancellation;
 pub mod evaluation;
 mod guard;
+// The evaluator's per-value and per-Agent step calls, as plain Node-API callbacks.
+pub mod hot_path;
 pub mod json_schema;
 pub mod loop_state;
 pub mod native_scripted;
@@ -17,6 +20,7 @@ pub mod process;
 pub mod process_exec;
 mod process_pipe;
 mod process_runtime;
+mod raw_call;
 mod registry;
 pub mod s3_storage;
 pub mod scope;
@@ -34,3 +38,8 @@ pub mod workspace;
 pub mod workspace_js_storage;
 // The evaluation journal (docs/JOURNAL.md).
 pub mod journal;
+// Docker Sandbox (crates/aml-docker, docs/DOCKER-SANDBOX.md).
+pub mod docker;
+pub mod docker_spawn;
+// Remote Sandbox Workspace transfer (Daytona, Modal; aml_workspace::transfer).
+pub mod sandbox_transfer;

@@ -12,7 +12,7 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use aml_workspace::fs_storage::FilesystemLease;
 use aml_workspace::{
-    DirLock, FilesystemStorage, Format, Limited, LoadRequest, LockFailure, LockPolicy,
+    Cancel, DirLock, FilesystemStorage, Format, Limited, LoadRequest, LockFailure, LockPolicy,
     Materialization, PersistenceOptions, ReleaseFailure, SaveRequest, StorageLease, Version,
     WorkspaceError, WriteBody, WriteCondition, WriteOptions,
 };
@@ -82,6 +82,34 @@ static SESSIONS: LazyLock<Mutex<Table<Session>>> = LazyLock::new(|| Mutex::new(T
 static FS_LEASES: LazyLock<Mutex<Table<FilesystemLease>>> =
     LazyLock::new(|| Mutex::new(Table::new()));
 static LOCKS: LazyLock<Mutex<Table<DirLock>>> = LazyLock::new(|| Mutex::new(Table::new()));
+static CANCELS: LazyLock<Mutex<Table<Cancel>>> = LazyLock::new(|| Mutex::new(Table::new()));
+
+/// A cancellation for one restore or save; the facade fires it from the abort signal.
+#[napi]
+pub fn workspace_cancellation() -> u32 {
+    insert(&CANCELS, Cancel::new())
+}
+
+/// Fires cancellation `handle` (the running restore or save stops at its next file).
+#[napi]
+pub fn workspace_cancel(handle: u32) {
+    if let Ok(cancel) = lookup(&CANCELS, handle) {
+        cancel.cancel();
+    }
+}
+
+/// Forgets cancellation `handle` once its call settled.
+#[napi]
+pub fn workspace_cancellation_done(handle: u32) {
+    remove(&CANCELS, handle);
+}
+
+/// The cancellation registered as `handle` (0: none).
+fn cancellation(handle: u32) -> Cancel {
+    lookup(&CANCELS, handle)
+        .map(|cancel| (*cancel).clone())
+        .unwrap_or_default()
+}
 
 fn lookup<T>(table: &Mutex<Table<T>>, id: u32) -> std::result::Result<Arc<T>, WorkspaceError> {
     let table = table.lock().unwrap_or_else(|p| p.into_inner());
@@ -159,9 +187,15 @@ async fn materialize(
     lease: Box<dyn StorageLease>,
     options: String,
     load: Option<String>,
+    cancel: Cancel,
 ) -> std::result::Result<WorkspaceOutcome, WorkspaceError> {
-    let materialization =
-        Materialization::acquire(lease, parse_options(&options), parse_load(load)).await?;
+    let materialization = Materialization::acquire_cancellable(
+        lease,
+        parse_options(&options),
+        parse_load(load),
+        &cancel,
+    )
+    .await?;
     let directory = materialization.directory().to_string_lossy().into_owned();
     let revision_id = materialization.revision_id().map(str::to_owned);
     let handle = insert(&SESSIONS, tokio::sync::Mutex::new(materialization));
@@ -183,14 +217,16 @@ pub fn workspace_filesystem_acquire(
     lock: bool,
     options: String,
     load: Option<String>,
+    cancel: u32,
 ) -> Result<Object<'_>> {
+    let cancel = cancellation(cancel);
     let run = async move {
         Ok(done(
             async {
                 let storage = FilesystemStorage::new(PathBuf::from(directory));
                 let root = storage.root_of(&id).to_string_lossy().into_owned();
                 let lease = storage.open(&id, lock).await?;
-                let mut outcome = materialize(Box::new(lease), options, load).await?;
+                let mut outcome = materialize(Box::new(lease), options, load, cancel).await?;
                 outcome.version = Some(root);
                 Ok(outcome)
             }
@@ -207,21 +243,32 @@ pub fn workspace_js_acquire(
     lease: u32,
     options: String,
     load: Option<String>,
+    cancel: u32,
 ) -> Result<Object<'_>> {
     let lease = JsLease::new(lease)?;
-    let run = async move { Ok(done(materialize(Box::new(lease), options, load).await)) };
+    let cancel = cancellation(cancel);
+    let run = async move {
+        Ok(done(
+            materialize(Box::new(lease), options, load, cancel).await,
+        ))
+    };
     spawn_promise(env, run, |_, outcome| Ok(outcome))
 }
 
 /// Saves session `session` (`request`: `{include?, exclude, gitignore, retention}` JSON);
 /// `revision_id` of the outcome is the published revision.
 #[napi(ts_return_type = "Promise<WorkspaceOutcome>")]
-pub fn workspace_save(env: &Env, session: u32, request: String) -> Result<Object<'_>> {
+pub fn workspace_save(env: &Env, session: u32, request: String, cancel: u32) -> Result<Object<'_>> {
+    let cancel = cancellation(cancel);
     let run = async move {
         Ok(done(
             async {
                 let session = lookup(&SESSIONS, session)?;
-                let revision = session.lock().await.save(parse_save(&request)).await?;
+                let revision = session
+                    .lock()
+                    .await
+                    .save_cancellable(parse_save(&request), &cancel)
+                    .await?;
                 Ok(WorkspaceOutcome {
                     revision_id: Some(revision.id),
                     ..Default::default()

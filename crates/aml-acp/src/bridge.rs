@@ -110,6 +110,9 @@ pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::R
 async fn accept_loop(listener: TcpListener, served: Arc<Served>) {
     loop {
         tokio::select! {
+            // Stop first: once stopped, a connection waiting in the backlog must be refused
+            // (the listener closes), not served.
+            biased;
             () = served.stop.cancelled() => return,
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
@@ -126,6 +129,7 @@ async fn serve_connection(mut stream: TcpStream, served: Arc<Served>) {
     let mut buffer = Vec::new();
     loop {
         let request = tokio::select! {
+            biased;
             () = served.stop.cancelled() => return,
             request = http::read_request(&mut stream, &mut buffer, BODY_LIMIT) => request,
         };

@@ -10,18 +10,19 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use aml_process::{OutputStream, ProcessStdin};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AcpError, ErrorKind};
-use crate::events::Event;
+use crate::events::{Detail, Event, UpdateDetail};
 use crate::lines::LineSplitter;
 use crate::permission::{self, PermissionPolicy};
 use crate::tail::Tail;
+use crate::transport::{Input, Output};
 use crate::wire::{self, Incoming};
 
 pub type Reply = Result<Box<RawValue>, AcpError>;
@@ -31,6 +32,11 @@ pub const OUTPUT_CLOSED: &str = "ACP Agent closed its output";
 
 /// Lines queued for stdin. Small: the writer drains it as fast as the agent reads.
 const OUTGOING: usize = 64;
+/// A read this short while updates stream means the agent writes them one by one.
+const SMALL_READ: usize = 16 * 1024;
+/// How long such an agent's writes may gather before the next read (tokio's timer
+/// granularity; far below any model's latency).
+const GATHER: Duration = Duration::from_millis(1);
 
 #[derive(Default)]
 struct Pending {
@@ -54,6 +60,7 @@ pub struct Shared {
     cancelling: AtomicBool,
     policy: PermissionPolicy,
     stderr: Mutex<Tail>,
+    detail: UpdateDetail,
 }
 
 impl Shared {
@@ -141,11 +148,12 @@ pub struct Connection {
 
 impl Connection {
     pub fn start(
-        stdin: ProcessStdin,
-        stdout: OutputStream,
-        stderr: OutputStream,
+        stdin: Input,
+        stdout: Output,
+        stderr: Output,
         events: mpsc::Sender<Event>,
         policy: PermissionPolicy,
+        detail: UpdateDetail,
         limits: ConnectionLimits,
     ) -> Connection {
         let shared = Arc::new(Shared {
@@ -158,6 +166,7 @@ impl Connection {
             cancelling: AtomicBool::new(false),
             policy,
             stderr: Mutex::new(Tail::new(limits.stderr_tail)),
+            detail,
         });
         let (out, outgoing) = mpsc::channel(OUTGOING);
         let writer = tokio::spawn(write_loop(stdin, outgoing));
@@ -230,15 +239,15 @@ impl Connection {
     }
 }
 
-async fn write_loop(mut stdin: ProcessStdin, mut outgoing: mpsc::Receiver<Vec<u8>>) {
+async fn write_loop(mut stdin: Input, mut outgoing: mpsc::Receiver<Vec<u8>>) {
     while let Some(line) = outgoing.recv().await {
-        if stdin.write_all(&line).await.is_err() {
+        if stdin.write_all(line).await.is_err() {
             return;
         }
     }
 }
 
-async fn stderr_loop(mut stderr: OutputStream, shared: Arc<Shared>, done: CancellationToken) {
+async fn stderr_loop(mut stderr: Output, shared: Arc<Shared>, done: CancellationToken) {
     while let Ok(Some(chunk)) = stderr.read_chunk().await {
         shared
             .stderr
@@ -250,7 +259,7 @@ async fn stderr_loop(mut stderr: OutputStream, shared: Arc<Shared>, done: Cancel
 }
 
 async fn read_loop(
-    mut stdout: OutputStream,
+    mut stdout: Output,
     shared: Arc<Shared>,
     out: mpsc::Sender<Vec<u8>>,
     events: mpsc::Sender<Event>,
@@ -266,10 +275,12 @@ async fn read_loop(
                 break AcpError::protocol(format!("ACP Agent output could not be read: {error}"))
             }
         };
+        let small = chunk.len() < SMALL_READ;
         splitter.feed(chunk);
+        let mut streaming = false;
         loop {
             match splitter.next_line() {
-                Ok(Some(line)) => handle(line, &shared, &out, &events).await,
+                Ok(Some(line)) => streaming |= handle(line, &shared, &out, &events).await,
                 Ok(None) => break,
                 Err(oversize) => {
                     break 'read AcpError::protocol(format!(
@@ -279,17 +290,23 @@ async fn read_loop(
                 }
             }
         }
+        // An agent streaming updates one small write at a time would cost us a wake-up and a
+        // read per update; letting its writes gather briefly turns that into one per batch.
+        if streaming && small {
+            tokio::time::sleep(GATHER).await;
+        }
     };
     shared.fail_all(reason);
     done.cancel();
 }
 
+/// Handles one line; `true` for a `session/update` (the streaming case).
 async fn handle(
     line: &[u8],
     shared: &Shared,
     out: &mpsc::Sender<Vec<u8>>,
     events: &mpsc::Sender<Event>,
-) {
+) -> bool {
     match wire::classify(line) {
         Incoming::Response {
             id: Some(id),
@@ -304,6 +321,7 @@ async fn handle(
             if let Some(event) = params.and_then(|params| update_event(params, shared)) {
                 let _ = events.send(event).await;
             }
+            return true;
         }
         Incoming::Request { id, method, params } => {
             let reply = if method == "session/request_permission" {
@@ -319,9 +337,11 @@ async fn handle(
         // Unknown ids, other notifications and lines that are not JSON-RPC are ignored.
         _ => {}
     }
+    false
 }
 
 fn update_event(params: &RawValue, shared: &Shared) -> Option<Event> {
+    let detail = shared.detail.get();
     let params: wire::UpdateParams = serde_json::from_str(params.get()).ok()?;
     let head: wire::UpdateHead = serde_json::from_str(params.update.get()).ok()?;
     let mut tool_name = None;
@@ -331,13 +351,16 @@ fn update_event(params: &RawValue, shared: &Shared) -> Option<Event> {
                 shared.append_text(&text);
             }
         }
-        "tool_call" => tool_name = wire::string_name(head.name),
+        "tool_call" if detail != Detail::None => tool_name = wire::string_name(head.name),
         _ => {}
+    }
+    if detail == Detail::None {
+        return None;
     }
     Some(Event::Update {
         session_id: params.session_id.into_owned(),
         session_update: head.session_update.into_owned(),
         tool_name,
-        update: params.update.get().to_owned(),
+        update: (detail == Detail::Full).then(|| params.update.get().to_owned()),
     })
 }

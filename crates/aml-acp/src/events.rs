@@ -3,7 +3,44 @@
 //! completion they precede, and a slow observer slows the agent down (the reader stops
 //! reading its stdout) instead of growing a queue.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
 use crate::error::AcpError;
+
+/// How much of each `session/update` the observer wants, read by the reader per update and
+/// changed by the observer at any time (a trace listener may come or go mid-session). Less
+/// detail means less work per update: `None` sends no update events at all (the turn's text
+/// is still gathered), `Metadata` sends them without the raw JSON.
+#[derive(Debug, Clone)]
+pub struct UpdateDetail(Arc<AtomicU8>);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    None = 0,
+    Metadata = 1,
+    Full = 2,
+}
+
+impl Default for UpdateDetail {
+    fn default() -> Self {
+        UpdateDetail(Arc::new(AtomicU8::new(Detail::Full as u8)))
+    }
+}
+
+impl UpdateDetail {
+    pub fn set(&self, detail: Detail) {
+        self.0.store(detail as u8, Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> Detail {
+        match self.0.load(Ordering::Relaxed) {
+            0 => Detail::None,
+            1 => Detail::Metadata,
+            _ => Detail::Full,
+        }
+    }
+}
 
 /// A `sandbox.process` fact (observability.mdx, "Process states").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +65,8 @@ pub enum Event {
         session_id: String,
         session_update: String,
         tool_name: Option<String>,
-        update: String,
+        /// The raw update JSON; `None` when the observer asked for metadata only.
+        update: Option<String>,
     },
     /// A `session/prompt` reply: the turn's concatenated message text.
     Completed {

@@ -23,14 +23,16 @@ mod lines;
 mod permission;
 mod session;
 mod tail;
+mod transport;
 mod wire;
 
 pub use bridge::{start as start_bridge, Bridge};
 pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};
-pub use events::{Event, ProcessFact};
+pub use events::{Detail, Event, ProcessFact, UpdateDetail};
 pub use launch::{
     check_path, create_state_directory, write_launch_files, Launch, LaunchFile, LaunchFileError,
 };
 pub use permission::PermissionPolicy;
 pub use session::{Limits, Session, SessionConfig, SessionSpec, PROTOCOL_VERSION};
+pub use transport::{external, ExternalAgent, ExternalExit, ExternalPort, Pipe};

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use aml_process::{ExitStatus, ProcessError, ProcessHandle, SpawnOptions};
+use aml_process::{ExitStatus, ProcessError, SpawnOptions};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -19,9 +19,10 @@ use tokio::time::{sleep_until, timeout, Instant};
 use crate::config::{self, ConfigEntry};
 use crate::connection::{Connection, ConnectionLimits, Reply, OUTPUT_CLOSED};
 use crate::error::{AcpError, ErrorKind};
-use crate::events::{Event, ProcessFact};
+use crate::events::{Detail, Event, ProcessFact, UpdateDetail};
 use crate::launch::{spawn_error, Launch};
 use crate::permission::PermissionPolicy;
+use crate::transport::{Child, ExternalAgent, Input, Output};
 
 /// ACP `PROTOCOL_VERSION` of `@agentclientprotocol/sdk` 1.3.0.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -45,6 +46,8 @@ pub struct SessionSpec {
     pub authentication_method_id: Option<String>,
     pub configuration: Vec<ConfigEntry>,
     pub permission_policy: PermissionPolicy,
+    /// How much of each update to report (full unless the observer says otherwise).
+    pub detail: UpdateDetail,
 }
 
 /// Bounds of one session. The defaults are the documented ones where there are any.
@@ -99,17 +102,31 @@ pub enum Command {
 pub struct Session {
     commands: mpsc::UnboundedSender<Command>,
     events: tokio::sync::Mutex<mpsc::Receiver<Event>>,
+    detail: UpdateDetail,
 }
 
 impl Session {
     /// Starts the actor; must be called inside a tokio runtime.
     pub fn start(config: SessionConfig) -> Session {
+        Session::start_with(config, None)
+    }
+
+    /// Starts the actor over a process someone else started and supervises (a Sandbox's
+    /// `spawn()`); `config.launch` is only used for its command line. Must be called inside
+    /// a tokio runtime.
+    pub fn start_external(config: SessionConfig, agent: ExternalAgent) -> Session {
+        Session::start_with(config, Some(agent))
+    }
+
+    fn start_with(config: SessionConfig, external: Option<ExternalAgent>) -> Session {
         let (commands, inbox) = mpsc::unbounded_channel();
         let (events, outbox) = mpsc::channel(config.limits.events.max(1));
-        tokio::spawn(run(config, inbox, events));
+        let detail = config.session.detail.clone();
+        tokio::spawn(run(config, external, inbox, events));
         Session {
             commands,
             events: tokio::sync::Mutex::new(outbox),
+            detail,
         }
     }
 
@@ -121,6 +138,11 @@ impl Session {
     /// Sends `session/cancel` (the current turn gets `cancel_grace` to end).
     pub fn cancel(&self) {
         let _ = self.commands.send(Command::Cancel);
+    }
+
+    /// How much of each later update to report.
+    pub fn set_detail(&self, detail: Detail) {
+        self.detail.set(detail);
     }
 
     /// Ends the session; `Closed` is the last event.
@@ -154,7 +176,7 @@ impl Session {
 }
 
 struct Actor {
-    process: ProcessHandle,
+    process: Child,
     conn: Connection,
     events: mpsc::Sender<Event>,
     limits: Limits,
@@ -165,6 +187,7 @@ struct Actor {
 
 async fn run(
     config: SessionConfig,
+    external: Option<ExternalAgent>,
     mut commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::Sender<Event>,
 ) {
@@ -175,7 +198,11 @@ async fn run(
         state_directory,
     } = config;
     let mut session_errors = Vec::new();
-    match spawn(&launch, &session, limits, &events).await {
+    let started = match external {
+        Some(agent) => Ok(attach(agent, &session, limits, &events)),
+        None => spawn(&launch, &session, limits, &events).await,
+    };
+    match started {
         Err(error) => {
             let _ = events.send(Event::Failed(error)).await;
         }
@@ -266,19 +293,53 @@ async fn spawn(
     ) else {
         unreachable!("a fresh process handle has all three pipes");
     };
+    let pipes = (
+        Input::Local(stdin),
+        Output::Local(stdout),
+        Output::Local(stderr),
+    );
+    Ok(actor(Child::Local(process), pipes, session, limits, events))
+}
+
+/// An external process is already running; its spawn facts were reported by its launcher.
+fn attach(
+    agent: ExternalAgent,
+    session: &SessionSpec,
+    limits: Limits,
+    events: &mpsc::Sender<Event>,
+) -> Actor {
+    let (child, stdin, stdout, stderr) = agent.split();
+    actor(
+        Child::External(child),
+        (stdin, stdout, stderr),
+        session,
+        limits,
+        events,
+    )
+}
+
+fn actor(
+    process: Child,
+    (stdin, stdout, stderr): (Input, Output, Output),
+    session: &SessionSpec,
+    limits: Limits,
+    events: &mpsc::Sender<Event>,
+) -> Actor {
+    let execution_id = process.id();
     let conn = Connection::start(
         stdin,
         stdout,
         stderr,
         events.clone(),
         session.permission_policy,
+        session.detail.clone(),
         ConnectionLimits {
             line: limits.line,
             stderr_tail: limits.stderr_tail,
             text: limits.text,
         },
     );
-    Ok(Actor {
+    Actor {
         process,
         conn,
         events: events.clone(),
@@ -286,7 +347,7 @@ async fn spawn(
         execution_id,
         exit: None,
         session_id: String::new(),
-    })
+    }
 }
 
 enum Step {
@@ -526,7 +587,7 @@ impl Actor {
         let mut errors = Vec::new();
         self.conn.close();
         self.emit(self.fact("kill_requested", None)).await;
-        self.process.kill().await;
+        self.process.kill(self.limits.kill_grace).await;
         self.emit(self.fact("kill_completed", None)).await;
         if self.exit.is_none() {
             match self.process.wait().await {

@@ -80,7 +80,7 @@ async fn an_ignored_cancel_gives_up_the_turn_and_the_tree_is_killed() {
     let started = until(&session, |e| matches!(e, Event::Update { .. })).await;
     let child: u32 = match started.last() {
         Some(Event::Update { update, .. }) => {
-            let update: serde_json::Value = serde_json::from_str(update).unwrap();
+            let update: serde_json::Value = serde_json::from_str(update.as_ref().unwrap()).unwrap();
             update["content"]["text"].as_str().unwrap().parse().unwrap()
         }
         other => panic!("{other:?}"),

@@ -47,7 +47,7 @@ async fn turns_stream_updates_and_cleanup_is_ordered() {
     assert_eq!(updates.len(), 3);
     assert_eq!(updates[0].1, "agent_message_chunk");
     assert_eq!(updates[0].0, "s-1");
-    let raw: Value = serde_json::from_str(&updates[0].3).unwrap();
+    let raw: Value = serde_json::from_str(updates[0].3.as_ref().unwrap()).unwrap();
     assert_eq!(
         raw,
         json!({ "sessionUpdate": "agent_message_chunk", "content": { "type": "text", "text": "Hel" } })
@@ -184,7 +184,7 @@ async fn configuration_is_applied_in_order() {
         .iter()
         .filter_map(|event| match event {
             Event::Update { update, .. } => {
-                let update: Value = serde_json::from_str(update).unwrap();
+                let update: Value = serde_json::from_str(update.as_ref()?).unwrap();
                 Some(update["content"]["text"].as_str()?.to_owned())
             }
             _ => None,
@@ -320,4 +320,35 @@ async fn the_state_directory_is_removed_after_the_process() {
     assert!(state.exists());
     close(&session).await;
     assert!(!state.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_detail_follows_the_observer() {
+    let (session, _) = open(config(&[])).await;
+    session.set_detail(aml_acp::Detail::Metadata);
+    let metadata = turn(&session, "hello").await;
+    let updates: Vec<_> = metadata
+        .iter()
+        .filter_map(|event| match event {
+            Event::Update {
+                session_update,
+                tool_name,
+                update,
+                ..
+            } => Some((session_update.clone(), tool_name.clone(), update.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(updates.len(), 3);
+    assert!(updates.iter().all(|(_, _, update)| update.is_none()));
+    assert_eq!(updates[2].1.as_deref(), Some("read_file"));
+    assert_eq!(text(&metadata), "Hello");
+    session.set_detail(aml_acp::Detail::None);
+    let quiet = turn(&session, "hello").await;
+    assert!(!quiet
+        .iter()
+        .any(|event| matches!(event, Event::Update { .. })));
+    // The turn's text is gathered whatever the observer wants.
+    assert_eq!(text(&quiet), "Hello");
+    close(&session).await;
 }

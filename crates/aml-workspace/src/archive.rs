@@ -13,7 +13,8 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 use tar::{EntryType, Header};
 
-use crate::confine::{create_file, dir_mode, ensure_dir, file_mode, Refused};
+use crate::cancel::{Cancel, Phase};
+use crate::confine::{create_file_with, dir_mode, file_mode, KnownDirs, Refused};
 use crate::error::{Result, WorkspaceError};
 use crate::paths::is_entry_path;
 use crate::select::{EntryKind, SnapshotEntry};
@@ -28,12 +29,19 @@ pub struct ExtractLimits {
 }
 
 /// Writes the archive of `entries` (taken from `root`) to `out`; returns its size.
-pub fn write_archive(root: &Path, entries: &[SnapshotEntry], out: &Path) -> Result<u64> {
+/// Checks `cancel` before each entry.
+pub fn write_archive(
+    root: &Path,
+    entries: &[SnapshotEntry],
+    out: &Path,
+    cancel: &Cancel,
+) -> Result<u64> {
     let file = File::create(out).map_err(|e| WorkspaceError::io(&e, "open", out))?;
     // Level 3: within a few percent of the default's size on source trees, at half its cost.
     let gzip = GzEncoder::new(BufWriter::with_capacity(1 << 16, file), Compression::new(3));
     let mut builder = tar::Builder::new(gzip);
     for entry in entries {
+        cancel.entry(Phase::Save, &entry.path)?;
         let mut header = Header::new_gnu();
         header.set_mtime(entry.mtime);
         header.set_uid(0);
@@ -108,12 +116,19 @@ fn type_name(kind: EntryType) -> String {
 
 /// Extracts `archive` into the empty directory `dest`. Any failure leaves partial content in
 /// `dest` only (the caller removes it); no byte is written outside `dest`.
-pub fn extract_archive(archive: &Path, dest: &Path, limits: ExtractLimits) -> Result<()> {
+/// Checks `cancel` before each entry.
+pub fn extract_archive(
+    archive: &Path,
+    dest: &Path,
+    limits: ExtractLimits,
+    cancel: &Cancel,
+) -> Result<()> {
     let file = File::open(archive).map_err(|e| WorkspaceError::io(&e, "open", archive))?;
     let mut tar = tar::Archive::new(GzDecoder::new(BufReader::with_capacity(1 << 16, file)));
     let mut count: u64 = 0;
     let mut extracted: u64 = 0;
     let mut directories: Vec<(String, u32)> = Vec::new();
+    let mut known = KnownDirs::default();
     for item in tar.entries().map_err(validation)? {
         let mut entry = item.map_err(validation)?;
         let kind = entry.header().entry_type();
@@ -137,10 +152,13 @@ pub fn extract_archive(archive: &Path, dest: &Path, limits: ExtractLimits) -> Re
         if std::str::from_utf8(&raw).is_err() || !is_entry_path(trimmed) {
             return Err(unsafe_path(&text));
         }
+        cancel.entry(Phase::Restore, trimmed)?;
         let mode = entry.header().mode().map_err(validation)?;
         match kind {
             EntryType::Directory => {
-                ensure_dir(dest, trimmed).map_err(|refused| refusal(refused, &text))?;
+                known
+                    .ensure(dest, trimmed)
+                    .map_err(|refused| refusal(refused, &text))?;
                 directories.push((trimmed.to_string(), mode));
             }
             EntryType::Regular | EntryType::Continuous => {
@@ -152,15 +170,15 @@ pub fn extract_archive(archive: &Path, dest: &Path, limits: ExtractLimits) -> Re
                         limits.max_extracted_bytes
                     )));
                 }
-                let (mut out, path) =
-                    create_file(dest, trimmed).map_err(|refused| refusal(refused, &text))?;
+                let (mut out, path) = create_file_with(dest, trimmed, &mut known)
+                    .map_err(|refused| refusal(refused, &text))?;
                 let copied = io::copy(&mut entry, &mut out).map_err(validation)?;
                 if copied != size {
                     return Err(validation(format!("entry \"{text}\" is truncated")));
                 }
                 let mtime = entry.header().mtime().unwrap_or(0);
                 let _ = out.set_modified(UNIX_EPOCH + Duration::from_secs(mtime));
-                fs::set_permissions(&path, fs::Permissions::from_mode(file_mode(mode)))
+                out.set_permissions(fs::Permissions::from_mode(file_mode(mode)))
                     .map_err(|e| WorkspaceError::io(&e, "chmod", &path))?;
             }
             other => {

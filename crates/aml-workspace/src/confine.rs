@@ -41,8 +41,35 @@ pub fn ensure_dir(root: &Path, rel: &str) -> Result<PathBuf, Refused> {
 /// Creates the new file `rel` beneath `root` (parents included). An existing entry of that
 /// name (a duplicate archive entry, a link) is refused.
 pub fn create_file(root: &Path, rel: &str) -> Result<(File, PathBuf), Refused> {
+    create_file_with(root, rel, &mut KnownDirs::default())
+}
+
+/// Parent directories a restore already created or checked, so a tree of thousands of files
+/// walks each parent once. Sound because a restore fills a private, fresh directory and
+/// creates nothing but plain files and directories there: nothing it writes can turn a
+/// checked directory into a link.
+#[derive(Default)]
+pub struct KnownDirs(std::collections::HashSet<String>);
+
+impl KnownDirs {
+    pub fn ensure(&mut self, root: &Path, rel: &str) -> Result<PathBuf, Refused> {
+        if self.0.contains(rel) {
+            return Ok(root.join(rel));
+        }
+        let path = ensure_dir(root, rel)?;
+        self.0.insert(rel.to_string());
+        Ok(path)
+    }
+}
+
+/// [`create_file`] with a cache of checked parents.
+pub fn create_file_with(
+    root: &Path,
+    rel: &str,
+    known: &mut KnownDirs,
+) -> Result<(File, PathBuf), Refused> {
     let path = match rel.rsplit_once('/') {
-        Some((parent, name)) => ensure_dir(root, parent)?.join(name),
+        Some((parent, name)) => known.ensure(root, parent)?.join(name),
         None => root.join(rel),
     };
     match OpenOptions::new()

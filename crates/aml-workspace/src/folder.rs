@@ -7,16 +7,19 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use futures_util::future::BoxFuture;
-use futures_util::stream::{self, StreamExt, TryStreamExt};
+use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::cancel::{Cancel, Phase};
 use crate::confine::{create_file, dir_mode, ensure_dir, file_mode, Refused};
 use crate::error::{Result, WorkspaceError};
 use crate::paths::is_entry_path;
 use crate::persistence::blocking;
 use crate::select::{EntryKind, SnapshotEntry};
-use crate::storage::{Limited, StorageLease, WriteBody, WriteCondition, WriteOptions};
+use crate::storage::{
+    Limited, LocalFile, ObjectFile, StorageLease, WriteBody, WriteCondition, WriteOptions,
+};
 
 /// Objects moved at once: enough to hide a remote store's latency, few enough for 2 cores.
 const CONCURRENCY: usize = 16;
@@ -50,46 +53,98 @@ fn file_path(id: &str, path: &str) -> String {
     format!("revisions/{id}/files/{path}")
 }
 
+/// Runs `jobs` `CONCURRENCY` at a time to the end: after the first failure the remaining ones
+/// see `stop` and return at once, but none is dropped mid-way (a dropped future would leave
+/// its blocking work or adapter call running after we return and clean up).
+async fn run_all(jobs: Vec<BoxFuture<'_, Result<()>>>) -> Result<()> {
+    let results: Vec<Result<()>> = stream::iter(jobs)
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    // An abort is reported only when nothing else failed.
+    let mut first_abort = None;
+    for result in results {
+        match result {
+            Ok(()) => {}
+            Err(error) if crate::cancel::is_aborted(&error) => {
+                first_abort.get_or_insert(error);
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    first_abort.map_or(Ok(()), Err)
+}
+
 /// Uploads the snapshot `entries` of `root` as folder revision `id`.
 pub async fn upload(
     lease: &dyn StorageLease,
     root: &Path,
     id: &str,
     entries: &[SnapshotEntry],
+    cancel: &Cancel,
 ) -> Result<()> {
-    let uploads: Vec<BoxFuture<'_, Result<()>>> = entries
+    let files: Vec<LocalFile> = entries
         .iter()
         .filter(|e| e.kind == EntryKind::File)
-        .map(|entry| -> BoxFuture<'_, Result<()>> {
+        .map(|entry| LocalFile {
+            path: file_path(id, &entry.path),
+            source: root.join(&entry.path),
+            size: entry.size,
+        })
+        .collect();
+    match lease.write_local_files(&files, cancel).await {
+        Some(result) => result?,
+        None => upload_each(lease, &files, cancel).await?,
+    }
+    cancel.check(Phase::Save)?;
+    write_manifest(lease, id, entries).await
+}
+
+/// One `write` per file (stores without a bulk path), stopping at the first failure or abort.
+async fn upload_each(lease: &dyn StorageLease, files: &[LocalFile], cancel: &Cancel) -> Result<()> {
+    let stop = Cancel::new();
+    let uploads: Vec<BoxFuture<'_, Result<()>>> = files
+        .iter()
+        .map(|file| -> BoxFuture<'_, Result<()>> {
+            let stop = stop.clone();
             Box::pin(async move {
-                let local = root.join(&entry.path);
-                let body = if entry.size <= IN_MEMORY_BYTES {
-                    let at = local.clone();
-                    WriteBody::Bytes(
-                        blocking(move || {
-                            fs::read(&at).map_err(|e| WorkspaceError::io(&e, "open", &at))
-                        })
-                        .await?,
-                    )
-                } else {
-                    WriteBody::File(local)
-                };
-                let mut options = WriteOptions::new(WriteCondition::Absent);
-                options.content_type = Some("application/octet-stream".into());
-                options.content_length = Some(entry.size);
-                lease
-                    .write(&file_path(id, &entry.path), body, options)
-                    .await
-                    .map(|_| ())
+                if stop.is_cancelled() {
+                    return Ok(());
+                }
+                let outcome = upload_one(lease, file, cancel).await;
+                if outcome.is_err() {
+                    stop.cancel();
+                }
+                outcome
             })
         })
         .collect();
-    // Boxed and collected first: a borrowing closure inside `buffer_unordered` makes the
-    // future's `Send` higher-ranked, which the binding's `spawn` cannot prove.
-    stream::iter(uploads)
-        .buffer_unordered(CONCURRENCY)
-        .try_collect::<Vec<()>>()
-        .await?;
+    run_all(uploads).await
+}
+
+async fn upload_one(lease: &dyn StorageLease, file: &LocalFile, cancel: &Cancel) -> Result<()> {
+    cancel.entry(Phase::Save, &file.path)?;
+    let (local, size) = (file.source.clone(), file.size);
+    let body = if size <= IN_MEMORY_BYTES {
+        let at = local.clone();
+        WriteBody::Bytes(
+            blocking(move || fs::read(&at).map_err(|e| WorkspaceError::io(&e, "open", &at)))
+                .await?,
+        )
+    } else {
+        WriteBody::File(local)
+    };
+    let mut options = WriteOptions::new(WriteCondition::Absent);
+    options.content_type = Some("application/octet-stream".into());
+    options.content_length = Some(size);
+    lease.write(&file.path, body, options).await.map(|_| ())
+}
+
+async fn write_manifest(
+    lease: &dyn StorageLease,
+    id: &str,
+    entries: &[SnapshotEntry],
+) -> Result<()> {
     let manifest = Manifest {
         entries: entries
             .iter()
@@ -215,7 +270,7 @@ fn unsafe_path(path: &str) -> WorkspaceError {
     ))
 }
 
-fn refusal(refused: Refused, path: &str) -> WorkspaceError {
+pub(crate) fn refusal(refused: Refused, path: &str) -> WorkspaceError {
     match refused {
         Refused::Unsafe => unsafe_path(path),
         Refused::Io(error, at) => WorkspaceError::io(&error, "open", &at),
@@ -228,6 +283,7 @@ pub async fn restore(
     id: &str,
     dest: &Path,
     limits: FolderLimits,
+    cancel: &Cancel,
 ) -> Result<()> {
     let object = lease
         .read(&manifest_path(id), limits.max_manifest_bytes)
@@ -260,38 +316,20 @@ pub async fn restore(
         Ok(())
     })
     .await?;
-    let downloads: Vec<BoxFuture<'_, Result<()>>> = planned
+    let files: Vec<ObjectFile> = planned
         .iter()
         .filter(|p| p.kind == EntryKind::File)
-        .map(|entry| -> BoxFuture<'_, Result<()>> {
-            Box::pin(async move {
-                let object = lease
-                    .read(&file_path(id, &entry.path), entry.size)
-                    .await?
-                    .ok_or_else(|| {
-                        WorkspaceError::error(format!(
-                            "Workspace folder revision is missing \"{}\"",
-                            entry.path
-                        ))
-                    })?;
-                let bytes = match object.body.collect(entry.size).await? {
-                    Limited::Within(bytes) if bytes.len() as u64 == entry.size => bytes,
-                    _ => {
-                        return Err(WorkspaceError::error(format!(
-                            "Workspace folder entry \"{}\" has an unexpected size",
-                            entry.path
-                        )))
-                    }
-                };
-                let (dest, path, mode) = (dest.to_path_buf(), entry.path.clone(), entry.mode);
-                blocking(move || write_entry(&dest, &path, &bytes, mode)).await
-            })
+        .map(|entry| ObjectFile {
+            path: file_path(id, &entry.path),
+            entry: entry.path.clone(),
+            size: entry.size,
+            mode: entry.mode,
         })
         .collect();
-    stream::iter(downloads)
-        .buffer_unordered(CONCURRENCY)
-        .try_collect::<Vec<()>>()
-        .await?;
+    match lease.read_into_files(&files, dest, cancel).await {
+        Some(result) => result?,
+        None => restore_each(lease, &files, dest, cancel).await?,
+    }
     let dest = dest.to_path_buf();
     blocking(move || {
         for (path, mode) in dirs.iter().rev() {
@@ -302,6 +340,62 @@ pub async fn restore(
         Ok(())
     })
     .await
+}
+
+/// One `read` per file (stores without a bulk path), stopping at the first failure or abort.
+async fn restore_each(
+    lease: &dyn StorageLease,
+    files: &[ObjectFile],
+    dest: &Path,
+    cancel: &Cancel,
+) -> Result<()> {
+    let stop = Cancel::new();
+    let downloads: Vec<BoxFuture<'_, Result<()>>> = files
+        .iter()
+        .map(|file| -> BoxFuture<'_, Result<()>> {
+            let stop = stop.clone();
+            Box::pin(async move {
+                if stop.is_cancelled() {
+                    return Ok(());
+                }
+                let outcome = restore_one(lease, file, dest, cancel).await;
+                if outcome.is_err() {
+                    stop.cancel();
+                }
+                outcome
+            })
+        })
+        .collect();
+    run_all(downloads).await
+}
+
+async fn restore_one(
+    lease: &dyn StorageLease,
+    file: &ObjectFile,
+    dest: &Path,
+    cancel: &Cancel,
+) -> Result<()> {
+    cancel.entry(Phase::Restore, &file.entry)?;
+    let object = lease
+        .read(&file.path, file.size)
+        .await?
+        .ok_or_else(|| missing(&file.entry))?;
+    let bytes = match object.body.collect(file.size).await? {
+        Limited::Within(bytes) if bytes.len() as u64 == file.size => bytes,
+        _ => return Err(unexpected_size(&file.entry)),
+    };
+    let (dest, path, mode) = (dest.to_path_buf(), file.entry.clone(), file.mode);
+    blocking(move || write_entry(&dest, &path, &bytes, mode)).await
+}
+
+pub(crate) fn missing(entry: &str) -> WorkspaceError {
+    WorkspaceError::error(format!("Workspace folder revision is missing \"{entry}\""))
+}
+
+pub(crate) fn unexpected_size(entry: &str) -> WorkspaceError {
+    WorkspaceError::error(format!(
+        "Workspace folder entry \"{entry}\" has an unexpected size"
+    ))
 }
 
 fn write_entry(dest: &Path, rel: &str, bytes: &[u8], mode: u32) -> Result<()> {

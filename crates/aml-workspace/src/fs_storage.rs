@@ -11,13 +11,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
+use crate::cancel::Cancel;
 use crate::error::{Result, WorkspaceError};
 use crate::lock::{DirLock, LockFailure, LockPolicy, ReleaseFailure};
 use crate::paths::{is_storage_path, is_storage_prefix, storage_segment};
 use crate::persistence::blocking;
 use crate::storage::{
-    AcquireRequest, ReadBody, StorageAdapter, StorageLease, StorageObject, Version, WriteBody,
-    WriteCondition, WriteOptions,
+    AcquireRequest, LocalFile, ObjectFile, ReadBody, StorageAdapter, StorageLease, StorageObject,
+    Version, WriteBody, WriteCondition, WriteOptions,
 };
 
 /// Temporary files start with this; listings skip them (a crashed writer may leave one).
@@ -131,8 +132,15 @@ fn digest_file(path: &Path) -> io::Result<Option<String>> {
 }
 
 /// Writes `body` to a new temporary file beside `target`; returns it and the content digest.
-fn stage(target: &Path, body: WriteBody) -> Result<(PathBuf, String)> {
+/// `top` is the identity's `revisions/` directory when `target` lies beneath it: created
+/// first and marked, so every revision's tree is placed apart (see `placement`).
+fn stage(target: &Path, body: WriteBody, top: Option<PathBuf>) -> Result<(PathBuf, String)> {
     let parent = target.parent().expect("storage paths have a parent");
+    if let Some(top) = top {
+        if fs::create_dir(&top).is_ok() {
+            crate::placement::mark_top_directory(&top);
+        }
+    }
     fs::create_dir_all(parent).map_err(|e| WorkspaceError::io(&e, "mkdir", parent))?;
     let temp = parent.join(format!("{TEMP_PREFIX}{}", uuid::Uuid::new_v4().simple()));
     let written = (|| -> io::Result<String> {
@@ -250,7 +258,10 @@ impl StorageLease for FilesystemLease {
         let target = self.object(path)?;
         self.check_lock()?;
         let at = target.clone();
-        let (temp, digest) = blocking(move || stage(&at, body)).await?;
+        let top = path
+            .starts_with("revisions/")
+            .then(|| self.root.join("revisions"));
+        let (temp, digest) = blocking(move || stage(&at, body, top)).await?;
         match options.condition {
             WriteCondition::None => {
                 let at = target.clone();
@@ -347,19 +358,72 @@ impl StorageLease for FilesystemLease {
                     Err(error) => return Err(WorkspaceError::io(&error, "unlink", target)),
                 }
             }
-            // Empty directories left behind (a pruned folder revision) go too.
-            for target in &targets {
-                let mut dir = target.parent();
-                while let Some(at) = dir.filter(|at| *at != root && at.starts_with(&root)) {
-                    if fs::remove_dir(at).is_err() {
-                        break;
-                    }
-                    dir = at.parent();
+            // Empty directories left behind (a pruned folder revision) go too: each parent
+            // once, deepest first, so a 3,000-file revision costs dozens of `rmdir`s, not
+            // thousands.
+            let mut parents: Vec<&Path> = targets
+                .iter()
+                .filter_map(|target| target.parent())
+                .filter(|at| *at != root && at.starts_with(&root))
+                .collect();
+            parents.sort_unstable();
+            parents.dedup();
+            let mut pending: std::collections::BTreeSet<(usize, PathBuf)> = parents
+                .into_iter()
+                .map(|at| (usize::MAX - at.components().count(), at.to_path_buf()))
+                .collect();
+            while let Some((_, at)) = pending.pop_first() {
+                if fs::remove_dir(&at).is_err() {
+                    continue;
+                }
+                if let Some(up) = at
+                    .parent()
+                    .filter(|up| *up != root && up.starts_with(&root))
+                {
+                    pending.insert((usize::MAX - up.components().count(), up.to_path_buf()));
                 }
             }
             Ok(())
         })
         .await
+    }
+
+    async fn write_local_files(&self, files: &[LocalFile], cancel: &Cancel) -> Option<Result<()>> {
+        Some(
+            async {
+                for file in files {
+                    self.object(&file.path)?;
+                }
+                self.check_lock()?;
+                let top = self.root.join("revisions");
+                blocking(move || {
+                    if fs::create_dir(&top).is_ok() {
+                        crate::placement::mark_top_directory(&top);
+                    }
+                    Ok(())
+                })
+                .await?;
+                crate::fs_bulk::write_files(&self.root, files, cancel).await
+            }
+            .await,
+        )
+    }
+
+    async fn read_into_files(
+        &self,
+        files: &[ObjectFile],
+        dest: &Path,
+        cancel: &Cancel,
+    ) -> Option<Result<()>> {
+        Some(
+            async {
+                for file in files {
+                    self.object(&file.path)?;
+                }
+                crate::fs_bulk::read_files(&self.root, files, dest, cancel).await
+            }
+            .await,
+        )
     }
 
     async fn release(&self) -> Result<()> {

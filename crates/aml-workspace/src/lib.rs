@@ -9,23 +9,28 @@
 //! - [`lock`]: the `proper-lockfile`-compatible directory lock (local and filesystem stores).
 
 pub mod archive;
+pub mod cancel;
 mod confine;
 pub mod error;
 pub mod folder;
+mod fs_bulk;
 pub mod fs_storage;
 pub mod index;
 pub mod lock;
 pub mod paths;
 pub mod persistence;
+mod placement;
 pub mod select;
 pub mod storage;
+pub mod transfer;
 
+pub use cancel::{Cancel, Phase};
 pub use error::{ErrorClass, Result, WorkspaceError};
 pub use fs_storage::{FilesystemLease, FilesystemStorage};
 pub use index::{Format, Revision, WorkspaceIndex};
 pub use lock::{Clock, DirLock, LockFailure, LockPolicy, ReleaseFailure, SystemClock};
 pub use persistence::{LoadRequest, Materialization, PersistenceOptions, SaveRequest};
 pub use storage::{
-    AcquireRequest, Limited, ReadBody, StorageAdapter, StorageLease, StorageObject, Version,
-    WriteBody, WriteCondition, WriteOptions,
+    AcquireRequest, Limited, LocalFile, ObjectFile, ReadBody, StorageAdapter, StorageLease,
+    StorageObject, Version, WriteBody, WriteCondition, WriteOptions,
 };

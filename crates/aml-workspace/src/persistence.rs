@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use tokio::io::AsyncWriteExt;
 
 use crate::archive::{self, ExtractLimits, CONTENT_TYPE};
+use crate::cancel::{Cancel, Phase};
 use crate::error::{Result, WorkspaceError};
 use crate::folder::{self, FolderLimits};
 use crate::index::{iso_timestamp, Format, Revision, WorkspaceIndex, INDEX_PATH, MAX_INDEX_BYTES};
@@ -94,11 +95,27 @@ fn make_temporary_root(parent: &Path) -> Result<PathBuf> {
         let suffix: String = uuid::Uuid::new_v4().simple().to_string()[..6].into();
         let root = parent.join(format!("aml-workspace-{suffix}"));
         match std::fs::create_dir(&root) {
-            Ok(()) => return Ok(root),
+            Ok(()) => {
+                crate::placement::mark_top_directory(&root);
+                return Ok(root);
+            }
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(error) => return Err(WorkspaceError::io(&error, "mkdtemp", &root)),
         }
     }
+}
+
+/// Creates the materialization directory `<root>/workspace`. It is made under a random name
+/// and renamed: beneath the marked root the allocator places a new directory by its name's
+/// hash, and a fixed name would put every materialization in the same block group, right
+/// where the previous one was just deleted (see `placement`).
+fn make_tree_directory(directory: &Path) -> Result<()> {
+    let parent = directory
+        .parent()
+        .expect("the materialization has a parent");
+    let made = parent.join(format!(".tree-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir(&made).map_err(|e| WorkspaceError::io(&e, "mkdir", &made))?;
+    std::fs::rename(&made, directory).map_err(|e| WorkspaceError::io(&e, "rename", directory))
 }
 
 async fn remove_tree(path: &Path) -> Result<()> {
@@ -130,6 +147,20 @@ impl Materialization {
         options: PersistenceOptions,
         load: Option<LoadRequest>,
     ) -> Result<Materialization> {
+        Self::acquire_cancellable(lease, options, load, &Cancel::new()).await
+    }
+
+    /// [`Materialization::acquire`] that stops at the next file once `cancel` fires: the
+    /// temporary root is removed, storage released, and the abort error returned.
+    pub async fn acquire_cancellable(
+        lease: Box<dyn StorageLease>,
+        options: PersistenceOptions,
+        load: Option<LoadRequest>,
+        cancel: &Cancel,
+    ) -> Result<Materialization> {
+        if let Err(error) = cancel.check(Phase::Restore) {
+            return Err(Self::abandon(lease, None, error).await);
+        }
         let parent = options.temporary_directory.clone();
         let root = match blocking(move || make_temporary_root(&parent)).await {
             Ok(root) => root,
@@ -145,7 +176,7 @@ impl Materialization {
             revision_id: None,
             released: false,
         };
-        match materialization.restore(load).await {
+        match materialization.restore(load, cancel).await {
             Ok(()) => Ok(materialization),
             Err(error) => {
                 let Materialization { lease, root, .. } = materialization;
@@ -174,10 +205,9 @@ impl Materialization {
         WorkspaceError::aggregate("Workspace acquisition and cleanup failed", failures)
     }
 
-    async fn restore(&mut self, load: Option<LoadRequest>) -> Result<()> {
-        tokio::fs::create_dir(&self.directory)
-            .await
-            .map_err(|e| WorkspaceError::io(&e, "mkdir", &self.directory))?;
+    async fn restore(&mut self, load: Option<LoadRequest>, cancel: &Cancel) -> Result<()> {
+        let directory = self.directory.clone();
+        blocking(move || make_tree_directory(&directory)).await?;
         if let Some((index, version)) = read_index(&*self.lease).await? {
             self.index = Some(index);
             self.version = Some(version);
@@ -194,23 +224,26 @@ impl Materialization {
                 load.revision
             ))
         })?;
+        cancel.check(Phase::Restore)?;
         match revision.format {
-            Format::Archive => self.restore_archive(&revision).await?,
+            Format::Archive => self.restore_archive(&revision, cancel).await?,
             Format::Folder => {
                 let limits = FolderLimits {
                     max_manifest_bytes: self.options.max_archive_bytes,
                     max_entries: self.options.max_entries,
                     max_extracted_bytes: self.options.max_extracted_bytes,
                 };
-                folder::restore(&*self.lease, &revision.id, &self.directory, limits).await?;
+                folder::restore(&*self.lease, &revision.id, &self.directory, limits, cancel)
+                    .await?;
             }
         }
+        cancel.check(Phase::Restore)?;
         self.revision_id = Some(revision.id);
         let directory = self.directory.clone();
         blocking(move || select::prune(&directory, load.include.as_deref(), &load.exclude)).await
     }
 
-    async fn restore_archive(&self, revision: &Revision) -> Result<()> {
+    async fn restore_archive(&self, revision: &Revision, cancel: &Cancel) -> Result<()> {
         let max = self.options.max_archive_bytes;
         let object = self.lease.read(&revision.path, max).await?.ok_or_else(|| {
             WorkspaceError::error(format!(
@@ -256,7 +289,9 @@ impl Materialization {
         };
         let dest = self.directory.clone();
         let source = staged.clone();
-        let result = blocking(move || archive::extract_archive(&source, &dest, limits)).await;
+        let cancel = cancel.clone();
+        let result =
+            blocking(move || archive::extract_archive(&source, &dest, limits, &cancel)).await;
         let _ = tokio::fs::remove_file(&staged).await;
         result
     }
@@ -276,6 +311,17 @@ impl Materialization {
 
     /// Snapshots the materialization and publishes it as the new current revision.
     pub async fn save(&mut self, request: SaveRequest) -> Result<Revision> {
+        self.save_cancellable(request, &Cancel::new()).await
+    }
+
+    /// [`Materialization::save`] that stops at the next file once `cancel` fires, up to
+    /// publication: an interrupted save deletes what it uploaded and publishes nothing.
+    pub async fn save_cancellable(
+        &mut self,
+        request: SaveRequest,
+        cancel: &Cancel,
+    ) -> Result<Revision> {
+        cancel.check(Phase::Save)?;
         let limits = SnapshotLimits {
             max_entries: self.options.max_entries,
             max_bytes: self.options.max_extracted_bytes,
@@ -299,10 +345,10 @@ impl Materialization {
             path: format.revision_path(&id),
         };
         match format {
-            Format::Archive => self.upload_archive(&revision, entries).await?,
+            Format::Archive => self.upload_archive(&revision, entries, cancel).await?,
             Format::Folder => {
                 if let Err(error) =
-                    folder::upload(&*self.lease, &self.directory, &id, &entries).await
+                    folder::upload(&*self.lease, &self.directory, &id, &entries, cancel).await
                 {
                     return Err(match folder::remove(&*self.lease, &id).await {
                         Ok(()) => error,
@@ -313,6 +359,16 @@ impl Materialization {
                     });
                 }
             }
+        }
+        // The last point an abort stops at: publication is one atomic write.
+        if let Err(error) = cancel.check(Phase::Save) {
+            return Err(match self.remove_revision(&revision).await {
+                Ok(()) => error,
+                Err(cleanup) => WorkspaceError::aggregate(
+                    "Workspace save and orphan cleanup failed",
+                    vec![error, cleanup],
+                ),
+            });
         }
         let (index, dropped) =
             WorkspaceIndex::publish(self.index.as_ref(), revision.clone(), request.retention);
@@ -355,11 +411,13 @@ impl Materialization {
         &self,
         revision: &Revision,
         entries: Vec<select::SnapshotEntry>,
+        cancel: &Cancel,
     ) -> Result<()> {
         let staged = self.root.join(format!("save-{}.tar.gz", revision.id));
-        let (directory, at) = (self.directory.clone(), staged.clone());
+        let (directory, at, cancel) = (self.directory.clone(), staged.clone(), cancel.clone());
         let result = async {
-            let size = blocking(move || archive::write_archive(&directory, &entries, &at)).await?;
+            let size = blocking(move || archive::write_archive(&directory, &entries, &at, &cancel))
+                .await?;
             if size > self.options.max_archive_bytes {
                 return Err(WorkspaceError::range(format!(
                     "Workspace archive exceeded {} bytes",

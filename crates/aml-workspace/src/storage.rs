@@ -6,12 +6,13 @@
 //! (`workspace.json`, `revisions/<id>.tar.gz`, `revisions/<id>/files/…`). Versions are opaque
 //! tokens; the engine only hands them back in a `Version` condition.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
 use async_trait::async_trait;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use crate::cancel::Cancel;
 use crate::error::{Result, WorkspaceError};
 
 /// An opaque object version (a SHA-256 hex digest for the filesystem store, an ETag for S3).
@@ -105,6 +106,24 @@ impl ReadBody {
     }
 }
 
+/// A local file to store create-only at `path` (a folder revision's file).
+#[derive(Clone, Debug)]
+pub struct LocalFile {
+    pub path: String,
+    pub source: PathBuf,
+    pub size: u64,
+}
+
+/// An object to copy into the new file `entry` (a validated entry path) beneath a restore's
+/// destination, which must hold exactly `size` bytes; the file gets `mode`.
+#[derive(Clone, Debug)]
+pub struct ObjectFile {
+    pub path: String,
+    pub entry: String,
+    pub size: u64,
+    pub mode: u32,
+}
+
 /// What the engine passes to [`StorageAdapter::acquire`].
 #[derive(Clone, Debug)]
 pub struct AcquireRequest {
@@ -138,4 +157,28 @@ pub trait StorageLease: Send + Sync {
     async fn delete(&self, paths: &[String]) -> Result<()>;
     /// Ends the lease (releases the lock). Called once.
     async fn release(&self) -> Result<()>;
+
+    /// Stores many local files create-only in one call (a folder revision), checking `cancel`
+    /// before each. `None` (the default): the store has no faster way than one
+    /// [`StorageLease::write`] per file, which the engine then makes. The filesystem store
+    /// copies them in bulk on blocking threads.
+    async fn write_local_files(
+        &self,
+        _files: &[LocalFile],
+        _cancel: &Cancel,
+    ) -> Option<Result<()>> {
+        None
+    }
+
+    /// Copies many objects into new files beneath `dest` in one call (a folder restore),
+    /// checking `cancel` before each; `None` (the default) as for
+    /// [`StorageLease::write_local_files`].
+    async fn read_into_files(
+        &self,
+        _files: &[ObjectFile],
+        _dest: &Path,
+        _cancel: &Cancel,
+    ) -> Option<Result<()>> {
+        None
+    }
 }

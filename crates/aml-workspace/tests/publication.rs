@@ -127,3 +127,32 @@ async fn locked_identity_conflicts_until_released() {
         .unwrap();
     b.release().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pruning_a_folder_revision_removes_its_directories() {
+    let fx = Fixture::new();
+    let mut ws = fx.open("p", Format::Folder, current(), true).await.unwrap();
+    write(ws.directory(), "a/b/c.txt", "deep");
+    write(ws.directory(), "a/d.txt", "shallow");
+    let first = ws
+        .save(SaveRequest {
+            retention: 1,
+            ..save_all()
+        })
+        .await
+        .unwrap();
+    let second = ws
+        .save(SaveRequest {
+            retention: 1,
+            ..save_all()
+        })
+        .await
+        .unwrap();
+    ws.release().await.unwrap();
+    assert!(!fx.segment("p").join("revisions").join(&first.id).exists());
+    assert_eq!(revisions(&fx, "p"), vec![second.id.clone()]);
+    assert!(fx
+        .segment("p")
+        .join(format!("revisions/{}/files/a/b/c.txt", second.id))
+        .is_file());
+}

@@ -24,6 +24,15 @@ impl Agent {
     }
 }
 
+impl From<Session> for Agent {
+    fn from(session: Session) -> Agent {
+        Agent {
+            session,
+            backlog: Mutex::default(),
+        }
+    }
+}
+
 impl std::ops::Deref for Agent {
     type Target = Session;
     fn deref(&self) -> &Session {

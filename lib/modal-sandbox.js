@@ -1,0 +1,141 @@
+// modalSandbox (INVENTORY BS-4): a disposable Modal Sandbox per lease from a registry image,
+// the Workspace transferred into `/workspace` (lib/remote-sandbox.js). The SDK (`modal`, an
+// optional peer) is imported on first use unless a `client` is given. The SDK surface used
+// (docs/DOCKER-SANDBOX.md lists it):
+//   client.apps.fromName(appName, { createIfMissing: true }) → app
+//   client.images.fromRegistry(image) → image
+//   client.sandboxes.create(app, image, create) → sandbox (not abortable)
+//   sandbox.exec(argv, { workdir, env, stdout: "pipe", stderr: "pipe" }) → process with
+//     stdin { writeBytes(bytes), close() }, stdout/stderr ReadableStreams, wait() → exit code
+//   sandbox.open(path, "w"|"r") → file { write(bytes), read() → bytes, close() }
+//   sandbox.terminate(); sandbox.sandboxId
+
+import { resolve } from "node:path"
+
+import { acquireRemote } from "./remote-sandbox.js"
+
+const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
+const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+const LABEL = "Modal Sandbox"
+
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+function optionString(value, name) {
+  if (value === undefined) return undefined
+  if (typeof value !== "string" || value.trim() === "") throw new TypeError(`${LABEL} ${name} must be a non-empty string`)
+  return value
+}
+
+function readOptions(options) {
+  if (!isObject(options)) throw new TypeError(`${LABEL} options must be an object`)
+  if (options.client !== undefined && options.config !== undefined) {
+    throw new TypeError(`${LABEL} accepts either client or config, not both`)
+  }
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
+  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
+    throw new RangeError(`${LABEL} maxOutputBytes must be a positive safe integer`)
+  }
+  const workspace = optionString(options.workspace, "workspace")
+  return {
+    appName: optionString(options.appName, "appName") ?? "aml-jsx",
+    client: options.client,
+    config: options.config,
+    create: options.create ?? {},
+    image: optionString(options.image, "image") ?? DEFAULT_IMAGE,
+    maxOutputBytes,
+    setup: optionString(options.setup, "setup"),
+    workspace: workspace === undefined ? undefined : resolve(workspace),
+  }
+}
+
+let sdk
+async function loadClient(config) {
+  sdk ??= import("modal").catch((error) => {
+    sdk = undefined
+    throw new Error(`${LABEL} requires the optional peer dependency "modal" (npm install modal) or an application-supplied client`, { cause: error })
+  })
+  const { ModalClient } = await sdk
+  return new ModalClient(config)
+}
+
+async function readAllText(stream) {
+  const reader = stream.getReader()
+  const chunks = []
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(typeof value === "string" ? Buffer.from(value) : Buffer.from(value))
+  }
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+function execOptions(options) {
+  const params = { stdout: "pipe", stderr: "pipe" }
+  if (options.cwd !== undefined) params.workdir = options.cwd
+  if (options.env !== undefined && Object.keys(options.env).length > 0) params.env = { ...options.env }
+  return params
+}
+
+function adapter(config) {
+  let client
+  const getClient = async () => (client ??= config.client ?? (await loadClient(config.config)))
+  return {
+    label: LABEL,
+    kind: "modal",
+    guestRoot: "/workspace",
+    leaseId: (sandbox) => `modal:${sandbox.sandboxId}`,
+    setupDetail: (result) => result.stderr.trim(),
+    async create() {
+      const modal = await getClient()
+      const app = await modal.apps.fromName(config.appName, { createIfMissing: true })
+      const image = modal.images.fromRegistry(config.image)
+      return modal.sandboxes.create(app, image, { ...config.create })
+    },
+    destroy: (sandbox) => sandbox.terminate(),
+    async upload(sandbox, path, bytes) {
+      const file = await sandbox.open(path, "w")
+      try {
+        await file.write(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+      } finally {
+        await file.close()
+      }
+    },
+    async download(sandbox, path) {
+      const file = await sandbox.open(path, "r")
+      try {
+        return Buffer.from(await file.read())
+      } finally {
+        await file.close()
+      }
+    },
+    async run(sandbox, argv, options) {
+      const child = await sandbox.exec(argv, execOptions(options))
+      await child.stdin?.close?.()
+      const [stdout, stderr, exitCode] = await Promise.all([readAllText(child.stdout), readAllText(child.stderr), child.wait()])
+      return { exitCode, stdout, stderr }
+    },
+    async spawn(sandbox, argv, options) {
+      const child = await sandbox.exec(argv, execOptions(options))
+      return {
+        stdin: { write: (chunk) => child.stdin.writeBytes(chunk), close: () => child.stdin.close() },
+        stdout: child.stdout,
+        stderr: child.stderr,
+        wait: () => child.wait(),
+      }
+    },
+  }
+}
+
+/** A SandboxProvider named "modal": one disposable Modal Sandbox per lease. */
+export function modalSandbox(options = {}) {
+  const config = readOptions(options)
+  const sdkAdapter = adapter(config)
+  return Object.freeze({
+    name: "modal",
+    acquire(request) {
+      return acquireRemote(sdkAdapter, request, config)
+    },
+  })
+}

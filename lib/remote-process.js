@@ -1,0 +1,94 @@
+// A process in a remote Sandbox (Daytona session command, Modal exec) as a SandboxProcess.
+// It runs under a marker wrapper that records its process group (read from /proc, because a
+// remote session shell, unlike `docker exec`, may lead the group itself) and execs the
+// command, so kill() can end the group with a second command (`kill -KILL -- -<pgid>`); stdout and stderr
+// share the `maxOutputBytes` budget (`<label> process output exceeded <n> bytes`); writes
+// after stdin was closed fail with `<label> process input is closed`.
+
+import { randomUUID } from "node:crypto"
+
+function bounded(source, budget, onOverflow) {
+  const reader = source.getReader()
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await reader.read()
+      if (done) return controller.close()
+      const bytes = typeof value === "string" ? new TextEncoder().encode(value) : value
+      budget.used += bytes.byteLength
+      if (budget.used > budget.max) {
+        controller.error(budget.error)
+        onOverflow()
+        return
+      }
+      controller.enqueue(bytes)
+    },
+    cancel(reason) {
+      return reader.cancel(reason)
+    },
+  })
+}
+
+export async function remoteProcess(adapter, sandbox, prepared, config, killMarker) {
+  const label = adapter.label
+  const signal = prepared.options.signal
+  if (signal?.aborted) throw signal.reason
+  const marker = `/tmp/aml-spawn-${randomUUID()}.pid`
+  const record = `read -r _ _ _ _ group _ < /proc/$$/stat; echo "$group" > ${marker}; exec "$@"`
+  const argv = ["sh", "-c", record, "aml-spawn", ...prepared.argv]
+  const child = await adapter.spawn(sandbox, argv, prepared.options)
+  let killing
+  const kill = () => (killing ??= Promise.resolve(killMarker(marker)).then(() => undefined))
+  const budget = {
+    used: 0,
+    max: config.maxOutputBytes,
+    error: new RangeError(`${label} process output exceeded ${config.maxOutputBytes} bytes`),
+  }
+  const overflow = () => kill().catch(() => {})
+  let closed = false
+  const stdin = new WritableStream({
+    async write(chunk) {
+      if (closed) throw new Error(`${label} process input is closed`)
+      await child.stdin.write(chunk)
+    },
+    async close() {
+      closed = true
+      await child.stdin.close()
+    },
+    async abort() {
+      closed = true
+      await child.stdin.close()
+    },
+  })
+  let timer
+  const onAbort = () => kill().catch(() => {})
+  if (prepared.options.timeoutMs !== undefined) timer = setTimeout(onAbort, prepared.options.timeoutMs)
+  signal?.addEventListener("abort", onAbort, { once: true })
+  const settled = Promise.resolve(child.wait()).then(
+    (exitCode) => ({ exitCode }),
+    (error) => ({ error }),
+  )
+  settled.then(() => {
+    // A finished process reads nothing more: later writes get the documented error.
+    closed = true
+    clearTimeout(timer)
+    signal?.removeEventListener("abort", onAbort)
+  })
+  let waiting
+  const process = {
+    id: `${adapter.kind}-process:${randomUUID()}`,
+    stdin,
+    stdout: bounded(child.stdout, budget, overflow),
+    stderr: bounded(child.stderr, budget, overflow),
+    kill,
+    wait() {
+      waiting ??= settled.then(({ error, exitCode }) => {
+        if (signal?.aborted) throw signal.reason
+        if (error !== undefined) throw error
+        if (!Number.isInteger(exitCode)) throw new Error(`${label} process completed without an exit code`)
+        return Object.freeze({ exitCode })
+      })
+      return waiting
+    },
+  }
+  return Object.freeze(process)
+}
