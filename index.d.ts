@@ -178,6 +178,14 @@ export interface AmlRuntimeOptions {
 export interface AmlEvaluationOptions {
   /** Caller-owned cancellation. An already aborted signal rejects with its reason at once. */
   readonly signal?: AbortSignal | undefined
+  /**
+   * Makes this evaluation resumable (docs/JOURNAL.md): every settled Agent invocation and
+   * callable-Tool call is appended to `journal`, and a step whose position and request
+   * match a recorded entry is answered from it without calling the provider or the Tool.
+   * Pass the same journal to retry a failed evaluation. `null`/`undefined`: no journal.
+   * Anything else without `entries()` and `append()` rejects with a `TypeError`.
+   */
+  readonly journal?: AmlJournal | null | undefined
 }
 
 /**
@@ -307,6 +315,11 @@ export interface AmlEvaluationStartEvent {
 export interface AmlEvaluationFinishEvent {
   /** The failure; present only when `status` is `"error"`. */
   readonly error?: unknown
+  /**
+   * `describeFailure(error)` of a failed evaluation (`status: "error"`): a non-enumerable,
+   * lazily computed member, so the event's own keys are unchanged.
+   */
+  readonly failure?: AmlFailure
   readonly runId: string
   readonly signal: AbortSignal
   readonly status: "ok" | "error"
@@ -1870,6 +1883,93 @@ export declare function Script(props: ScriptProps): never
  * after the subtree settles. It must be the top-level resource boundary.
  */
 export declare function Workspace(props: WorkspaceProps): never
+
+// ---------------------------------------------------------------------------------------
+// Resumable evaluations and the failure channel (docs/JOURNAL.md)
+// ---------------------------------------------------------------------------------------
+
+/** One settled step in a journal: plain JSON, so any store can keep it. */
+export interface AmlJournalEntry {
+  /** The step's stable position: `agent:<position>` or `tool:<position>t<n>`. */
+  readonly key: string
+  /** Digest of the request the step answered; a different request re-runs the step. */
+  readonly digest: string
+  readonly kind: "agent" | "tool"
+  /**
+   * The settled result: `{ text }` or `{ structured }` (plus `stateCalls?`) for an Agent
+   * (`stateCalls`: the inputs of its `aml_set_state` calls), `{ output }` for a Tool.
+   */
+  readonly value: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Where an evaluation journal lives. AML calls `entries()` once when the evaluation starts
+ * (a later entry for the same key wins) and `append(entry)` once per settled step, awaiting
+ * a returned promise before the workflow moves on. Implement it over a database, a
+ * Workspace file, or use `createMemoryJournal()` / `createFileJournal()`. One journal
+ * belongs to one workflow run at a time.
+ */
+export interface AmlJournal {
+  entries(): Iterable<AmlJournalEntry> | PromiseLike<Iterable<AmlJournalEntry>>
+  append(entry: AmlJournalEntry): void | PromiseLike<void>
+}
+
+/** The durable journal of `createFileJournal()`. */
+export interface AmlFileJournal extends AmlJournal {
+  /** The absolute journal file path. */
+  readonly path: string
+  readonly workflow: string
+  /** Whether opening dropped a torn last record (a crash during its write). */
+  readonly repaired: boolean
+  entries(): readonly AmlJournalEntry[]
+  append(entry: AmlJournalEntry): void
+}
+
+/** An append-only in-memory journal, optionally seeded with earlier entries. */
+export declare function createMemoryJournal(entries?: Iterable<AmlJournalEntry>): {
+  entries(): readonly AmlJournalEntry[]
+  append(entry: AmlJournalEntry): void
+}
+
+/**
+ * Opens (creating it when missing) an append-only journal file for `workflow`: one JSON
+ * line per settled step, each made durable with `fdatasync` before the evaluation moves on.
+ * A torn last record (a crash mid-write) is dropped on reopen. Throws
+ * `Error('AML journal "<path>" belongs to workflow "<found>", not "<workflow>"')` for
+ * another workflow's file and `Error('AML journal "<path>" is not an AML journal file')`
+ * for any other file.
+ */
+export declare function createFileJournal(path: string, options: { readonly workflow: string }): AmlFileJournal
+
+/** What kind of failure an error is (see `describeFailure`). */
+export type AmlFailureKind =
+  | "cancelled"
+  | "limit"
+  | "configuration"
+  | "agent"
+  | "tool"
+  | "sandbox"
+  | "workspace"
+  | "script"
+  | "internal"
+
+/** A frozen, user-safe description of a failure. */
+export interface AmlFailure {
+  readonly kind: AmlFailureKind
+  /** AML's own message, with provider, process and environment text left out. */
+  readonly message: string
+  /** Whether retrying the same workflow (ideally with its journal) can succeed. */
+  readonly retryable: boolean
+  /** The span the failure names (e.g. the failed Agent's), when it names one. */
+  readonly spanId?: string
+}
+
+/**
+ * Classifies any thrown value, structurally (it works on errors from other copies of the
+ * package), looking through `cause` chains and `AggregateError`s. `options.signal` (the
+ * evaluation's signal) makes its custom abort reason count as `cancelled`.
+ */
+export declare function describeFailure(error: unknown, options?: { readonly signal?: AbortSignal }): AmlFailure
 
 export {}
 

@@ -46,6 +46,10 @@ export { AbstractSandboxProvider, SandboxCommand, defineSandboxProvider } from "
 export { supportsSandboxRuntime } from "./lib/sandbox-runtime.js"
 export { defineTool } from "./lib/tool.js"
 export { defineWorkspaceProvider } from "./lib/workspace-provider.js"
+// Resumable evaluations and the failure channel (docs/JOURNAL.md).
+export { describeFailure } from "./lib/describe-failure.js"
+export { createFileJournal } from "./lib/journal-file.js"
+export { createMemoryJournal } from "./lib/journal-memory.js"
 // Container and remote Sandboxes (docs/DOCKER-SANDBOX.md; crates/aml-docker).
 export { dockerSandbox } from "./lib/docker-sandbox.js"
 export { daytonaSandbox } from "./lib/daytona-sandbox.js"

@@ -20,6 +20,7 @@ const EXAMPLES = [
   "loop",
   "script",
   "review",
+  "resume",
 ]
 
 describe("examples run with aml run", () => {

@@ -5,6 +5,7 @@ const groups = {
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
   docker: async () => (await import("./docker.js")).dockerBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
+  journal: async () => (await import("./journal.js")).journalBenchmarks(),
   otel: async () => (await import("./otel.js")).otelBenchmarks(),
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
   scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),

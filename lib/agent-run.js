@@ -5,6 +5,7 @@
 import { attachObservability, structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
+import { runJournaledAgent } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { inSpan } from "./span-runner.js"
 import { grantedTool } from "./tool-instrumentation.js"
@@ -30,7 +31,7 @@ function callProvider(provider, request, context) {
   return provider.run.call(provider.target, request, context)
 }
 
-function readText(response, label) {
+export function readText(response, label) {
   if (typeof response !== "object" || response === null) {
     throw new EvaluationError(`${label} returned an invalid response`)
   }
@@ -93,7 +94,7 @@ export function sandboxHandshake(domain, task, entry) {
  * provider that ignores the abort and answers anyway does not make the Agent succeed: once
  * it settled, the task fails with the reason (no provider failure to wrap).
  */
-async function callAgentProvider(domain, local, provider, request, context, label) {
+export async function callAgentProvider(domain, local, provider, request, context, label) {
   let response
   try {
     response = await startProvider(domain, provider, request, context)
@@ -175,6 +176,8 @@ export function runAgent(domain, task, entry, structured) {
     refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace
   Object.freeze(request)
+  // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
+  if (domain.journal !== undefined) return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks[task] > 0

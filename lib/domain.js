@@ -8,6 +8,7 @@ import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
+import { callJournaledTool } from "./journal-tool.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
 import { nodeIdentity } from "./node.js"
@@ -83,6 +84,8 @@ export class EvaluationDomain {
      */
     this.localTasks = []
     this.lastLocalRun = 0
+    /** The evaluation's JournalSession (journal-session.js), only when evaluate() got a journal. */
+    this.journal = undefined
     /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
     this.graceTimer = undefined
     this.onAbort = () => {
@@ -217,6 +220,7 @@ export class EvaluationDomain {
   /** A callable Tool invoked by the component on top of `task`: a `tool` span under it. */
   callTool(task, port, input) {
     if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    if (this.journal !== undefined) return callJournaledTool(this, task, port, input)
     return runToolSpan(this, port, input, this.native.currentSpan(task), this.signal)
   }
 

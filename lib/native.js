@@ -139,6 +139,8 @@ const {
 
 // Workspace, <File>, <Include> (src/workspace_scope.rs, src/fs.rs): confined file operations.
 export const { fsReadFile, fsWriteFile } = binding
+// The evaluation journal (src/journal.rs, docs/JOURNAL.md).
+export const { journalDigest, journalFileAppend, journalFileOpen, journalMarkReplayed, journalPosition } = binding
 const { claimWorkspace, primitiveChannel } = binding
 
 export class NativeEvaluation {

@@ -3,7 +3,9 @@
 // resource release, finish listeners, root span close.
 
 import { EvaluationDomain } from "./domain.js"
+import { failedOutcome } from "./describe-failure.js"
 import { describeError } from "./error-shape.js"
+import { checkJournal, journaledDomain } from "./journal-option.js"
 import { dispatchFinish, dispatchStart } from "./lifecycle.js"
 import { ListenerRegistry } from "./listeners.js"
 import { captureRuntimeOptions } from "./runtime-options.js"
@@ -37,12 +39,25 @@ export class AmlRuntime {
       }
       if (signal.aborted) return Promise.reject(signal.reason)
     }
-    if (signal === undefined || signal === null) return this.#run(value, new AbortController().signal, false)
-    return this.#run(value, signal, true)
+    // The opt-in evaluation journal (docs/JOURNAL.md); `undefined` keeps every path as it was.
+    let journal = options?.journal
+    if (journal === null) journal = undefined
+    if (journal !== undefined) {
+      try {
+        checkJournal(journal)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    if (signal === undefined || signal === null) return this.#run(value, new AbortController().signal, false, journal)
+    return this.#run(value, signal, true, journal)
   }
 
-  async #run(value, signal, abortable) {
-    const domain = new EvaluationDomain(this.#listeners, this.#options, signal, abortable)
+  async #run(value, signal, abortable, journal) {
+    const domain =
+      journal === undefined
+        ? new EvaluationDomain(this.#listeners, this.#options, signal, abortable)
+        : journaledDomain(this.#listeners, this.#options, signal, abortable, journal)
     this.#domains.add(domain)
     try {
       return await this.#lifecycle(domain, value, signal)
@@ -63,6 +78,7 @@ export class AmlRuntime {
     try {
       await dispatchStart(registries, Object.freeze({ runId: domain.runId, signal }))
       if (signal.aborted) throw signal.reason
+      if (domain.journal !== undefined) await domain.journal.load()
       rooted = true
       domain.native.openRoot()
       domain.flushTrace()
@@ -74,10 +90,11 @@ export class AmlRuntime {
     await domain.settleTasks()
     domain.close()
     try {
+      // A failed outcome also carries `failure` (describeFailure, non-enumerable and lazy).
       const outcome = failed
-        ? { error, runId: domain.runId, signal, status: "error" }
-        : { runId: domain.runId, signal, status: "ok" }
-      await dispatchFinish(registries, Object.freeze(outcome))
+        ? failedOutcome(error, domain.runId, signal)
+        : Object.freeze({ runId: domain.runId, signal, status: "ok" })
+      await dispatchFinish(registries, outcome)
     } catch (finishError) {
       error = failed
         ? new AggregateError([error, finishError], "AML evaluation and finish listeners both failed")

@@ -36,6 +36,8 @@ pub mod workspace_scope;
 // Workspace persistence (crates/aml-workspace): sessions, stores, JS storage adapters.
 pub mod workspace;
 pub mod workspace_js_storage;
+// The evaluation journal (docs/JOURNAL.md).
+pub mod journal;
 // Docker Sandbox (crates/aml-docker, docs/DOCKER-SANDBOX.md).
 pub mod docker;
 pub mod docker_spawn;

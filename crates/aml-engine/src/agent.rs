@@ -179,6 +179,7 @@ impl Task {
             tools,
             mcp: Vec::new(),
             skills: Vec::new(),
+            replayed: false,
         };
         self.open_capture(
             Capture::Agent(Box::new(plan)),

@@ -130,6 +130,9 @@ impl Task {
             if let Some(model) = &plan.model {
                 attributes.push(("model".to_string(), AttrValue::Text(model.clone())));
             }
+            if plan.replayed {
+                attributes.push(("journal.replayed".to_string(), AttrValue::Bool(true)));
+            }
             let sensitive = vec![
                 (
                     "prompt".to_string(),

@@ -77,6 +77,9 @@ pub struct AgentPlan {
     pub mcp: Vec<McpGrant>,
     /// Skill packages registered with this Agent, in completion order.
     pub skills: Vec<crate::skill::SkillGrant>,
+    /// The facade answered this Agent from an evaluation journal (position.rs): its span
+    /// says so with `journal.replayed`.
+    pub(crate) replayed: bool,
 }
 
 impl AgentPlan {

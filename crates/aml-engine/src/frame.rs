@@ -9,7 +9,12 @@ use crate::trace::OpenSpan;
 #[derive(Debug)]
 pub(crate) enum Frame {
     /// An array being read lazily: `remaining` elements have not been requested yet.
-    Array { identity: Identity, remaining: u32 },
+    /// `len` is kept for journal positions (position.rs), which count from the start.
+    Array {
+        identity: Identity,
+        remaining: u32,
+        len: u32,
+    },
     /// A node whose result is being evaluated. `span` is `None` for primitives that open
     /// their spans in their own protocol.
     Node {

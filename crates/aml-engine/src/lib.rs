@@ -21,6 +21,7 @@ mod js_text;
 mod json_schema;
 mod limits;
 mod loop_render;
+mod position;
 mod primitive;
 mod scheduler;
 mod scope;

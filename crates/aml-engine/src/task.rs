@@ -134,6 +134,7 @@ impl Task {
         self.frames.push(Frame::Array {
             identity,
             remaining: len,
+            len,
         });
         self.advance(sh)
     }

@@ -1,0 +1,135 @@
+// A ready Agent in a journaled evaluation (docs/JOURNAL.md): answered from the journal when
+// its position holds an entry for the same request digest, otherwise run as usual (and
+// counted against maxAgentCalls, which only counts real provider calls) and recorded once it
+// settled. agent-run.js hands over with one branch after building the request, so an
+// evaluation without a journal never reaches this file.
+//
+// A replayed Agent keeps its span (with `journal.replayed: true` and a `journal.replay`
+// event), its place in the output and its Loop state patches: the `aml_set_state` calls the
+// provider made are part of the entry and are applied again, through the same Tool, so a
+// Loop's state advances exactly as it did.
+
+import { callAgentProvider, createExecutionContext, readText } from "./agent-run.js"
+import { structuredOutputServices } from "./agent-services.js"
+import { masked } from "./component-scope.js"
+import { agentDigest } from "./journal-digest.js"
+import { journalMarkReplayed } from "./native.js"
+import { withStagedSkills } from "./skill-staging.js"
+import { snapshotJson } from "./stable-json.js"
+
+function readStructured(response) {
+  return response.structured
+}
+
+/** Runtime-owned Tools (the Loop's state Tool) among `request.tools`, by index. */
+function runtimeTools(domain, refs) {
+  const found = []
+  for (let i = 0; i < refs.length; i++) {
+    if (typeof domain.tools[refs[i]].instrument === "function") found.push(i)
+  }
+  return found
+}
+
+/** The provider's request, with runtime-owned Tools recording their successful inputs. */
+function recordingRequest(request, owned, calls) {
+  if (owned.length === 0) return request
+  const tools = [...request.tools]
+  for (const index of owned) {
+    const tool = tools[index]
+    const execute = async (input, context) => {
+      const output = await tool.execute(input, context)
+      try {
+        calls.push(snapshotJson(input, "Tool input"))
+      } catch {
+        // The Tool accepted it, so it was JSON; nothing to record otherwise.
+      }
+      return output
+    }
+    tools[index] = Object.freeze({ ...tool, execute })
+  }
+  return Object.freeze({ ...request, tools: Object.freeze(tools) })
+}
+
+async function replayStateCalls(request, owned, calls) {
+  if (!Array.isArray(calls) || calls.length === 0 || owned.length === 0) return
+  const tool = request.tools[owned[0]]
+  for (const input of calls) await tool.execute(input, undefined)
+}
+
+async function callProvider(domain, task, entry, structured, request, label, lease, skillRefs) {
+  // Built only for a real call: a replay has no provider to hand it to.
+  const context = createExecutionContext(domain, request.trace, entry.sandbox)
+  if (structured !== undefined) structuredOutputServices.set(context, structured.service)
+  const local = structured !== undefined || domain.localTasks[task] > 0
+  const waiting = domain.agentSlot(task, label)
+  if (waiting !== undefined) await waiting
+  try {
+    return skillRefs.length === 0
+      ? await callAgentProvider(domain, local, entry.provider, request, context, label)
+      : await withStagedSkills(
+          domain,
+          skillRefs.map((ref) => domain.skills[ref]),
+          () => callAgentProvider(domain, local, entry.provider, request, context, label),
+        )
+  } finally {
+    lease.open = false
+    domain.releaseAgentSlot()
+  }
+}
+
+/** Same contract as runAgent: resolves with the engine's next step code. */
+export async function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
+  const session = domain.journal
+  const native = domain.native
+  const { spanId, parentSpanId } = request.trace
+  const key = session.agentKey(task)
+  const digest = agentDigest(entry.provider.name, request)
+  const recorded = session.lookup(key, "agent")
+  const owned = runtimeTools(domain, refs)
+  const replay = recorded !== undefined && recorded.digest === digest
+  let response
+  let stateCalls
+  if (replay) {
+    journalMarkReplayed(native.id, task)
+    session.replayed(spanId, parentSpanId, "agent", key)
+    const recordedValue = recorded.value
+    response = recordedValue.structured === undefined ? recordedValue : { structured: recordedValue.structured, text: "" }
+    const calls = recordedValue.stateCalls
+    try {
+      if (calls !== undefined) await replayStateCalls(request, owned, calls)
+    } finally {
+      lease.open = false
+    }
+    // As after a live call: an abort that landed meanwhile wins over the recorded answer.
+    if (domain.signal.aborted) throw domain.signal.reason
+  } else {
+    if (recorded !== undefined) session.diverged(spanId, parentSpanId, "agent", key)
+    try {
+      session.reserveCall(spanId)
+    } catch (error) {
+      lease.open = false
+      throw error
+    }
+    stateCalls = owned.length === 0 ? undefined : []
+    const providerRequest = recordingRequest(request, owned, stateCalls)
+    response = await callProvider(domain, task, entry, structured, providerRequest, label, lease, skillRefs)
+  }
+  let text = ""
+  let output
+  let value
+  if (structured !== undefined) {
+    const accepted = await structured.accept(response, label)
+    output = structured.output(accepted)
+    if (!replay) value = { structured: snapshotJson(masked(readStructured, response), "Agent structured output") }
+  } else {
+    text = masked(readText, response, label)
+    output = domain.tracing ? text : ""
+    if (!replay) value = { text }
+  }
+  if (!replay) {
+    if (stateCalls !== undefined && stateCalls.length > 0) value.stateCalls = Object.freeze(stateCalls)
+    const pending = session.record(key, "agent", digest, value)
+    if (pending !== undefined) await pending
+  }
+  return native.agentDone(task, text, output)
+}
