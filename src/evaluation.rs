@@ -8,6 +8,7 @@ use napi::Result;
 use napi_derive::napi;
 
 use crate::guard::{engine_error, guard};
+use crate::raw_call::JsText;
 use crate::registry;
 
 /// Creates a domain. `limits` are maxAgentCalls, maxConcurrentAgents, maxDepth,
@@ -65,15 +66,18 @@ pub fn set_tracing(domain: u32, enabled: bool) -> Result<()> {
 }
 
 /// Pending trace records as a JSON array (`[]` when there are none).
-#[napi]
-pub fn drain_trace(domain: u32) -> Result<String> {
+#[napi(ts_return_type = "string")]
+pub fn drain_trace(domain: u32) -> Result<JsText> {
     guard(|| {
         registry::with(domain, |d| {
             let records = d.drain_trace();
             if records.is_empty() {
-                return Ok("[]".into());
+                return Ok(JsText("[]".into()));
             }
-            serde_json::to_string(&records).map_err(|e| napi::Error::from_reason(e.to_string()))
+            // Content attributes keep exact JS text: JsText decodes the escapes.
+            serde_json::to_string(&records)
+                .map(JsText)
+                .map_err(|e| napi::Error::from_reason(e.to_string()))
         })
     })
 }

@@ -11,6 +11,7 @@ pub mod cancellation;
 pub mod evaluation;
 mod guard;
 // The evaluator's per-value and per-Agent step calls, as plain Node-API callbacks.
+mod exact_text;
 pub mod hot_path;
 pub mod json_schema;
 pub mod loop_state;

@@ -12,9 +12,11 @@ use std::cell::RefCell;
 use std::ffi::c_char;
 use std::ptr;
 
+use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_env, napi_value};
 use napi::{Error, JsError, Result, Status};
 
+use crate::exact_text::{decode_to_utf16, encode_utf16, needs_decode, needs_exact_read};
 use crate::guard::guard;
 
 /// Reads up to `N` arguments; missing ones are `undefined`.
@@ -131,7 +133,32 @@ pub unsafe fn read_string(env: napi_env, value: napi_value, out: &mut String) ->
     unsafe { bytes.set_len(written) };
     // SAFETY: as above, the bytes are UTF-8.
     *out = unsafe { String::from_utf8_unchecked(bytes) };
+    if needs_exact_read(out) {
+        // A lone surrogate became U+FFFD above (or the text holds the escape): read the
+        // exact code units instead (src/exact_text.rs).
+        // SAFETY: the caller's contract.
+        let units = unsafe { read_utf16(env, value) }?;
+        out.clear();
+        encode_utf16(&units, out);
+    }
     Ok(())
+}
+
+/// # Safety
+/// `value` must be a live string value of `env`.
+unsafe fn read_utf16(env: napi_env, value: napi_value) -> Result<Vec<u16>> {
+    let mut len = 0;
+    // SAFETY: a null buffer asks for the length in code units only.
+    check(unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) })?;
+    let mut units: Vec<u16> = Vec::with_capacity(len + 1);
+    let mut written = 0;
+    // SAFETY: the buffer has room for len units and the terminating NUL.
+    check(unsafe {
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), len + 1, &mut written)
+    })?;
+    // SAFETY: Node wrote `written` code units.
+    unsafe { units.set_len(written) };
+    Ok(units)
 }
 
 /// Runs `f` with string arguments read into the thread's reusable buffers.
@@ -174,6 +201,15 @@ pub unsafe fn bool_value(env: napi_env, value: bool) -> Result<napi_value> {
 /// `env` must be the running callback's env.
 pub unsafe fn string_value(env: napi_env, value: &str) -> Result<napi_value> {
     let mut out = ptr::null_mut();
+    if needs_decode(value) {
+        // Engine text carrying lone surrogates or a literal escape (src/exact_text.rs).
+        let units = decode_to_utf16(value);
+        // SAFETY: the pointer and length describe `units`.
+        check(unsafe {
+            sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out)
+        })?;
+        return Ok(out);
+    }
     // SAFETY: the pointer and length describe `value`'s UTF-8 bytes.
     check(unsafe {
         sys::napi_create_string_utf8(
@@ -245,4 +281,24 @@ pub unsafe fn function_table(env: napi_env, callbacks: &[(&str, Callback)]) -> R
         check(unsafe { sys::napi_set_property(env, table, key, function) })?;
     }
     Ok(table)
+}
+
+/// Engine text returned by a `#[napi]` function: decoded to the exact JS string.
+pub struct JsText(pub String);
+
+impl ToNapiValue for JsText {
+    unsafe fn to_napi_value(env: napi_env, value: Self) -> Result<napi_value> {
+        // SAFETY: napi-rs calls this with the env of the running callback.
+        unsafe { string_value(env, &value.0) }
+    }
+}
+
+/// A list of engine texts returned by a `#[napi]` function.
+pub struct JsTexts(pub Vec<String>);
+
+impl ToNapiValue for JsTexts {
+    unsafe fn to_napi_value(env: napi_env, value: Self) -> Result<napi_value> {
+        // SAFETY: napi-rs calls this with the env of the running callback.
+        unsafe { string_array(env, &value.0) }
+    }
 }

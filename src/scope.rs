@@ -6,6 +6,7 @@ use napi::{Error, Result};
 use napi_derive::napi;
 
 use crate::guard::{engine_error, guard};
+use crate::raw_call::JsTexts;
 use crate::registry;
 use crate::spans::attrs;
 
@@ -43,14 +44,14 @@ pub fn enter_scope(
 }
 
 /// `[spanId, capturedInput?]` of the scope on top after `Complete`.
-#[napi]
-pub fn scope_input(domain: u32, task: u32) -> Result<Vec<String>> {
+#[napi(ts_return_type = "string[]")]
+pub fn scope_input(domain: u32, task: u32) -> Result<JsTexts> {
     guard(|| {
         registry::with(domain, |d| {
             let (span, input) = d.scope_input(task).map_err(engine_error)?;
             let mut out = vec![span];
             out.extend(input);
-            Ok(out)
+            Ok(JsTexts(out))
         })
     })
 }
