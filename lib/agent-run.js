@@ -2,12 +2,12 @@
 // execution context from the engine's plan, wait for a scheduler slot, call the provider
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
-import { attachObservability, structuredOutputServices } from "./agent-services.js"
+import { callAgentProvider, createExecutionContext, providerFailure, readText, startProvider } from "./agent-call.js"
+import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { runJournaledAgent } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
-import { inSpan } from "./span-runner.js"
 import { grantedTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
@@ -25,35 +25,6 @@ class AgentLabel {
   toString() {
     return `Agent "${this.name}" (${this.spanId})`
   }
-}
-
-function callProvider(provider, request, context) {
-  return provider.run.call(provider.target, request, context)
-}
-
-export function readText(response, label) {
-  if (typeof response !== "object" || response === null) {
-    throw new EvaluationError(`${label} returned an invalid response`)
-  }
-  let text
-  try {
-    text = response.text
-  } catch (cause) {
-    throw new EvaluationError(`${label} returned an invalid response`, { cause })
-  }
-  if (typeof text !== "string") throw new EvaluationError(`${label} returned an invalid response`)
-  return text
-}
-
-/** The frozen AgentExecutionContext of one Agent call. */
-export function createExecutionContext(domain, trace, sandbox) {
-  const context = { events: domain.events }
-  if (sandbox !== undefined) context.sandbox = sandbox
-  context.signal = domain.signal
-  context.trace = trace
-  attachObservability(context, domain, trace.spanId)
-  Object.freeze(context)
-  return context
 }
 
 function callSupportsSandbox(check, target, session) {
@@ -83,62 +54,6 @@ export function sandboxHandshake(domain, task, entry) {
     )
   }
   return domain.native.agentHandshakeDone(task)
-}
-
-/**
- * The provider call; its failures wrap as `${label} failed` (INVENTORY AG-1). The caller's
- * abort reason (LIM-2) is wrapped too, with the reason as cause, when the Agent runs in a
- * component-local evaluate() (plain or structured), so the component learns which Agent was
- * cancelled; elsewhere (the root task, a Loop render) the reason itself is rethrown, which
- * is what the caller of runtime.evaluate() gets back. A
- * provider that ignores the abort and answers anyway does not make the Agent succeed: once
- * it settled, the task fails with the reason (no provider failure to wrap).
- */
-export async function callAgentProvider(domain, local, provider, request, context, label) {
-  let response
-  try {
-    response = await startProvider(domain, provider, request, context)
-  } catch (error) {
-    throw providerFailure(domain, local, error, label)
-  }
-  if (domain.signal.aborted) throw domain.signal.reason
-  return response
-}
-
-/** A provider's answer other than a native promise is adopted the way an async function would. */
-async function adopt(value) {
-  return value
-}
-
-/**
- * The failure path of one provider call (AG-1, LIM-2): the caller's abort reason is rethrown
- * as is outside component-local evaluate(); everything else wraps as `${label} failed`.
- */
-function providerFailure(domain, local, error, label) {
-  const signal = domain.signal
-  if (signal.aborted && error === signal.reason && !local) return error
-  return new EvaluationError(`${label} failed`, { cause: error })
-}
-
-/**
- * Starts the provider call with component evaluation masked and returns a native promise of
- * its response. A synchronous throw becomes a rejection; a native promise is used as is, so
- * the common path costs one reaction instead of an async wrapper chain (each promise also
- * runs the AsyncLocalStorage hooks on Node 20); any other value is adopted like an async
- * function's return value, inside the mask, so a custom thenable's `then` runs masked.
- */
-function startProvider(domain, provider, request, context) {
-  let result
-  try {
-    result =
-      domain.spanRunner === undefined
-        ? masked(callProvider, provider, request, context)
-        : inSpan(domain, request.trace.spanId, () => masked(callProvider, provider, request, context))
-  } catch (error) {
-    return Promise.reject(error)
-  }
-  const running = result instanceof Promise ? result : masked(adopt, result)
-  return domain.awaitProvider(running)
 }
 
 /**

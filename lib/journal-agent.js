@@ -9,7 +9,7 @@
 // provider made are part of the entry and are applied again, through the same Tool, so a
 // Loop's state advances exactly as it did.
 
-import { callAgentProvider, createExecutionContext, readText } from "./agent-run.js"
+import { callAgentProvider, createExecutionContext, readText } from "./agent-call.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { agentDigest } from "./journal-digest.js"
