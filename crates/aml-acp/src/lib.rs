@@ -22,6 +22,7 @@ mod launch;
 mod lines;
 mod permission;
 mod session;
+mod session_config;
 mod tail;
 mod transport;
 mod wire;

@@ -7,7 +7,6 @@
 //! tree kill (SIGTERM, grace, SIGKILL, reaped), exit facts, state-directory removal,
 //! `Closed`. Every request races the process's exit, so a dead agent never hangs a caller.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use aml_process::{ExitStatus, ProcessError, SpawnOptions};
@@ -16,13 +15,14 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, timeout, Instant};
 
-use crate::config::{self, ConfigEntry};
+use crate::config;
 use crate::connection::{Connection, ConnectionLimits, Reply, OUTPUT_CLOSED};
 use crate::error::{AcpError, ErrorKind};
 use crate::events::{Detail, Event, ProcessFact, UpdateDetail};
 use crate::launch::{spawn_error, Launch};
-use crate::permission::PermissionPolicy;
 use crate::transport::{Child, ExternalAgent, Input, Output};
+
+pub use crate::session_config::{Limits, SessionConfig, SessionSpec};
 
 /// ACP `PROTOCOL_VERSION` of `@agentclientprotocol/sdk` 1.3.0.
 pub const PROTOCOL_VERSION: u16 = 1;
@@ -35,62 +35,6 @@ fn is_streamed(event: &Event) -> bool {
     matches!(event, Event::Update { .. } | Event::Process(_))
 }
 const DURING_START: &str = "before its ACP session was ready";
-
-/// What the session asks of the agent.
-#[derive(Debug, Clone, Default)]
-pub struct SessionSpec {
-    /// The `cwd` of `session/new` (a guest path in a Sandbox).
-    pub cwd: String,
-    /// ACP `McpServer` descriptors for `session/new`.
-    pub mcp_servers: Vec<Value>,
-    pub authentication_method_id: Option<String>,
-    pub configuration: Vec<ConfigEntry>,
-    pub permission_policy: PermissionPolicy,
-    /// How much of each update to report (full unless the observer says otherwise).
-    pub detail: UpdateDetail,
-}
-
-/// Bounds of one session. The defaults are the documented ones where there are any.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Longest accepted JSON-RPC line.
-    pub line: usize,
-    /// Bytes of stderr kept for error messages (BA-0: the last 16 KiB).
-    pub stderr_tail: usize,
-    /// Longest response text of one turn.
-    pub text: usize,
-    /// Events buffered before the agent's stdout stops being read.
-    pub events: usize,
-    /// How long a turn may run on after `session/cancel` before it is given up.
-    pub cancel_grace: Duration,
-    /// SIGTERM → SIGKILL grace of the tree kill.
-    pub kill_grace: Duration,
-    /// How long to wait for buffered output after the process exited.
-    pub exit_drain: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            line: 8 * 1024 * 1024,
-            stderr_tail: 16 * 1024,
-            text: 16 * 1024 * 1024,
-            events: 1024,
-            cancel_grace: Duration::from_secs(2),
-            kill_grace: aml_process::DEFAULT_GRACE,
-            exit_drain: Duration::from_secs(1),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct SessionConfig {
-    pub launch: Launch,
-    pub session: SessionSpec,
-    pub limits: Limits,
-    /// Removed (recursively) after the process is gone.
-    pub state_directory: Option<PathBuf>,
-}
 
 pub enum Command {
     Prompt(String),
