@@ -14,21 +14,16 @@
 import { randomUUID } from "node:crypto"
 import { resolve } from "node:path"
 
-import { acquireRemote, shellQuote } from "./remote-sandbox.js"
+import {
+  DEFAULT_IMAGE,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  acquireRemote,
+  isObject,
+  optionString,
+  shellQuote,
+} from "./remote-sandbox.js"
 
-const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
-const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 const LABEL = "Daytona Sandbox"
-
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
-
-function optionString(value, name) {
-  if (value === undefined) return undefined
-  if (typeof value !== "string" || value.trim() === "") throw new TypeError(`${LABEL} ${name} must be a non-empty string`)
-  return value
-}
 
 function readOptions(options) {
   if (!isObject(options)) throw new TypeError(`${LABEL} options must be an object`)
@@ -45,7 +40,7 @@ function readOptions(options) {
   if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
     throw new RangeError(`${LABEL} maxOutputBytes must be a positive safe integer`)
   }
-  const workspace = optionString(options.workspace, "workspace")
+  const workspace = optionString(LABEL, options.workspace, "workspace")
   return {
     client: options.client,
     config: options.config,
@@ -53,7 +48,7 @@ function readOptions(options) {
     createOptions: options.createOptions ?? {},
     identity: options.snapshot !== undefined ? { snapshot: options.snapshot } : { image: options.image ?? DEFAULT_IMAGE },
     maxOutputBytes,
-    setup: optionString(options.setup, "setup"),
+    setup: optionString(LABEL, options.setup, "setup"),
     workspace: workspace === undefined ? undefined : resolve(workspace),
   }
 }

@@ -12,21 +12,9 @@
 
 import { resolve } from "node:path"
 
-import { acquireRemote } from "./remote-sandbox.js"
+import { DEFAULT_IMAGE, DEFAULT_MAX_OUTPUT_BYTES, acquireRemote, isObject, optionString } from "./remote-sandbox.js"
 
-const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
-const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 const LABEL = "Modal Sandbox"
-
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
-
-function optionString(value, name) {
-  if (value === undefined) return undefined
-  if (typeof value !== "string" || value.trim() === "") throw new TypeError(`${LABEL} ${name} must be a non-empty string`)
-  return value
-}
 
 function readOptions(options) {
   if (!isObject(options)) throw new TypeError(`${LABEL} options must be an object`)
@@ -37,15 +25,15 @@ function readOptions(options) {
   if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
     throw new RangeError(`${LABEL} maxOutputBytes must be a positive safe integer`)
   }
-  const workspace = optionString(options.workspace, "workspace")
+  const workspace = optionString(LABEL, options.workspace, "workspace")
   return {
-    appName: optionString(options.appName, "appName") ?? "aml-jsx",
+    appName: optionString(LABEL, options.appName, "appName") ?? "aml-jsx",
     client: options.client,
     config: options.config,
     create: options.create ?? {},
-    image: optionString(options.image, "image") ?? DEFAULT_IMAGE,
+    image: optionString(LABEL, options.image, "image") ?? DEFAULT_IMAGE,
     maxOutputBytes,
-    setup: optionString(options.setup, "setup"),
+    setup: optionString(LABEL, options.setup, "setup"),
     workspace: workspace === undefined ? undefined : resolve(workspace),
   }
 }

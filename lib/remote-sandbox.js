@@ -17,6 +17,21 @@ import { mirrorArchive, packTree } from "./sandbox-transfer.js"
 import { remoteProcess } from "./remote-process.js"
 import { SandboxCommand } from "./sandbox-provider.js"
 
+/** The documented defaults both hosted providers share (INVENTORY BS-3, BS-4). */
+export const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
+export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+
+export function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+}
+
+/** An optional non-empty string option of the provider labelled `label`. */
+export function optionString(label, value, name) {
+  if (value === undefined) return undefined
+  if (typeof value !== "string" || value.trim() === "") throw new TypeError(`${label} ${name} must be a non-empty string`)
+  return value
+}
+
 /** `'…'` for a POSIX shell. */
 export function shellQuote(value) {
   return `'${String(value).replace(/'/g, "'\\''")}'`
