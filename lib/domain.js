@@ -4,6 +4,8 @@
 
 import { randomUUID } from "node:crypto"
 
+import { textAgentPrompt } from "./agent-direct.js"
+import { runTextAgent } from "./agent-run.js"
 import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
@@ -33,6 +35,12 @@ const macrotask = () => new Promise((resolve) => setImmediate(resolve))
 
 function attributesJson(attributes) {
   return attributes === undefined ? undefined : JSON.stringify(attributes)
+}
+
+/** A nested task: a text-only Agent takes the one-call path (agent-direct.js). */
+function startTask(domain, task, value, env) {
+  const prompt = textAgentPrompt(domain, value, env)
+  return prompt === undefined ? runTask(domain, task, value, env) : runTextAgent(domain, task, value, prompt)
 }
 
 export class EvaluationDomain {
@@ -170,11 +178,11 @@ export class EvaluationDomain {
     local[task] = owner
     let running
     if (syncNesting >= MAX_SYNC_NESTING) {
-      running = Promise.resolve().then(() => runTask(this, task, value, env))
+      running = Promise.resolve().then(() => startTask(this, task, value, env))
     } else {
       syncNesting++
       try {
-        running = runTask(this, task, value, env)
+        running = startTask(this, task, value, env)
       } finally {
         syncNesting--
       }
