@@ -37,12 +37,6 @@ function attributesJson(attributes) {
   return attributes === undefined ? undefined : JSON.stringify(attributes)
 }
 
-/** A nested task: a text-only Agent takes the one-call path (agent-direct.js). */
-function startTask(domain, task, value, env) {
-  const prompt = textAgentPrompt(domain, value, env)
-  return prompt === undefined ? runTask(domain, task, value, env) : runTextAgent(domain, task, value, prompt)
-}
-
 export class EvaluationDomain {
   /**
    * `abortable` is false when the caller passed no signal: the internal signal can never
@@ -178,11 +172,11 @@ export class EvaluationDomain {
     local[task] = owner
     let running
     if (syncNesting >= MAX_SYNC_NESTING) {
-      running = Promise.resolve().then(() => startTask(this, task, value, env))
+      running = Promise.resolve().then(() => runTask(this, task, value, env))
     } else {
       syncNesting++
       try {
-        running = startTask(this, task, value, env)
+        running = runTask(this, task, value, env)
       } finally {
         syncNesting--
       }
@@ -208,6 +202,51 @@ export class EvaluationDomain {
         },
       )
     }
+    return running
+  }
+
+  /**
+   * `evaluate(value)` from the component whose ComponentScope is `scope`: the promise its
+   * caller gets. The nested task's settle reaction does the scope's bookkeeping (track()
+   * in component-scope.js); a text-only Agent does it inside its own (runTextAgent).
+   */
+  evaluateLocal(scope, value) {
+    const prompt = this.signal.aborted ? undefined : textAgentPrompt(this, value, scope.env)
+    const pending = (scope.pending ??= new Map())
+    if (prompt === undefined) {
+      const promise = this.evaluateNested(scope.task, value, scope.env, scope)
+      const caller = promise.then()
+      pending.set(promise, caller)
+      return caller
+    }
+    const task = this.native.newTask(scope.task)
+    const local = this.localTasks
+    const owner = ++this.lastLocalRun
+    local[task] = owner
+    const order = scope.started++
+    const tasks = this.running
+    let running
+    const settled = (failed, error) => {
+      tasks.delete(running)
+      if (local[task] === owner) local[task] = 0
+      if (failed) scope.nestedFailed(running, error, order)
+      else pending.delete(running)
+    }
+    try {
+      running = runTextAgent(this, task, value, prompt, settled)
+    } catch (error) {
+      // Failed before its provider call: bookkeeping as for any nested task, and the
+      // caller's own promise, unobserved, is the caller's unhandled rejection.
+      if (local[task] === owner) local[task] = 0
+      running = Promise.reject(error)
+      running.then(undefined, (reason) => scope.nestedFailed(running, reason, order))
+      const caller = running.then()
+      pending.set(running, caller)
+      return caller
+    }
+    // No AML code observes `running`: it is the caller's promise itself.
+    tasks.add(running)
+    pending.set(running, running)
     return running
   }
 
