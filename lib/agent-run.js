@@ -3,7 +3,7 @@
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
 import { callAgentProvider, createExecutionContext, providerFailure, readText, startProviderThen } from "./agent-call.js"
-import { failDirect, finishDirect, stepFailure } from "./agent-direct.js"
+import { failDirect, finishDirect, stepFailure, textAgentPlan } from "./agent-direct.js"
 import { defaultEntry } from "./agent-props.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
@@ -76,10 +76,10 @@ export function runAgent(domain, task, entry, structured) {
 export function runTextAgent(domain, task, node, prompt, settled) {
   try {
     const provider = domain.options.agentProvider
-    const plan = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
-    if (typeof plan === "number") throw stepFailure(domain, task, plan)
+    const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+    if (typeof line === "number") throw stepFailure(domain, task, line)
     if (domain.tracing) domain.flushTrace()
-    return runPlanned(domain, task, defaultEntry(provider), undefined, plan, settled)
+    return runPlanned(domain, task, defaultEntry(provider), undefined, textAgentPlan(line, prompt), settled)
   } catch (error) {
     throw failDirect(domain, task, error)
   }
