@@ -83,7 +83,7 @@ describe("evaluate(<Agent>prompt</Agent>) from a component", () => {
       ),
     )
     expect(seen.outcome).toEqual({ text: "[a]|[b]|[c]|[]|[d\u2028e]" })
-    expect(seen.trace.filter((event: any) => event.kind === "agent" && event.type === "span.end")).toHaveLength(3)
+    expect(seen.trace.filter((event: any) => event.kind === "agent" && event.type === "span.end")).toHaveLength(5)
   })
 
   it("queues behind maxConcurrentAgents like the driver", async () => {
