@@ -298,7 +298,9 @@ async fn read_loop(
         // An agent streaming updates one small write at a time would cost us a wake-up and a
         // read per update; letting its writes gather briefly turns that into one per batch.
         if streaming && small {
-            tokio::time::sleep(gather).await;
+            if let Err(error) = stdout.gather(gather).await {
+                break AcpError::protocol(format!("ACP Agent output could not be read: {error}"));
+            }
             gather = (gather * 2).min(GATHER_MAX);
         } else {
             gather = GATHER_MIN;
