@@ -14,13 +14,17 @@
 //   invoke(snapshot, context)        normalise + validate input, execute, validate and
 //                                    snapshot output → Promise of frozen JSON (not raced
 //                                    against cancellation: the caller does that)
+//   invokeDirect(snapshot, context)  the same, but frozen JSON itself when every step was
+//                                    synchronous, and failures thrown synchronously there
+//                                    (newer copies; callers fall back to invoke)
 //   run(input, context)              snapshotInput, invoke, raced against context.signal
 //                                    (the public execute)
 
 import { storage } from "./component-scope.js"
 import { EvaluationError, TOOLS_ONLY_ACTIVE, ToolInputError, ToolOutputError } from "./errors.js"
-import { captureSchema, generateJsonSchema, requireJsonSchema, validate } from "./standard-schema.js"
+import { captureSchema, generateJsonSchema, requireJsonSchema, validate, validateMasked } from "./standard-schema.js"
 import { snapshotJson } from "./stable-json.js"
+import { settle } from "./thenable.js"
 import { raceSignal } from "./tool-instrumentation.js"
 import { toolRegistry } from "./tool-registry.js"
 
@@ -52,18 +56,21 @@ class ToolPipeline {
    * asynchronous validator, so the common synchronous case costs no extra microtasks.
    * A throwing or malformed validator becomes a ToolInputError.
    */
-  check(value) {
-    const failed = (cause) => new ToolInputError(`Tool "${this.name}" input schema failed`, { cause })
+  check(value, inMask) {
     let result
     try {
-      result = validate(this.input, value)
+      result = inMask ? validateMasked(this.input, value) : validate(this.input, value)
     } catch (cause) {
-      throw failed(cause)
+      throw this.inputSchemaFailed(cause)
     }
     if (!(result instanceof Promise)) return result
     return result.then(undefined, (cause) => {
-      throw failed(cause)
+      throw this.inputSchemaFailed(cause)
     })
+  }
+
+  inputSchemaFailed(cause) {
+    return new ToolInputError(`Tool "${this.name}" input schema failed`, { cause })
   }
 
   /** TL-3 steps 3–5, after the value itself failed: `{}` for undefined, one JSON.parse. */
@@ -85,33 +92,86 @@ class ToolPipeline {
     throw new ToolInputError(`Tool "${this.name}" input failed schema validation`, { cause: first.issues })
   }
 
-  async checkOutput(raw) {
+  /** The output schema's read result, or a Promise of it (like `check`). */
+  checkOutput(raw, inMask) {
+    const failed = (cause) => new ToolOutputError(`Tool "${this.name}" output schema failed`, { cause })
     let result
     try {
-      result = validate(this.output, raw)
-      if (result instanceof Promise) result = await result
+      result = inMask ? validateMasked(this.output, raw) : validate(this.output, raw)
     } catch (cause) {
-      throw new ToolOutputError(`Tool "${this.name}" output schema failed`, { cause })
+      throw failed(cause)
     }
+    if (!(result instanceof Promise)) return this.acceptOutput(result)
+    return result.then(
+      (read) => this.acceptOutput(read),
+      (cause) => {
+        throw failed(cause)
+      },
+    )
+  }
+
+  acceptOutput(result) {
     if (!result.ok) {
       throw new ToolOutputError(`Tool "${this.name}" output failed schema validation`, { cause: result.issues })
     }
     return result.value
   }
 
-  async pipeline(snapshot, context) {
-    // TL-3 step 2: a value that satisfies the schema is used unchanged.
-    let first = this.check(snapshot)
-    if (first instanceof Promise) first = await first
-    const input = first.ok ? first.value : await this.retry(snapshot, first)
-    // Only now, with valid input, does the authored executor run.
-    let value = await this.execute.call(undefined, input, context)
-    if (this.output !== undefined) value = await this.checkOutput(value)
+  /** The transport snapshot of the executor's (validated) result. */
+  snapshotOutput(value) {
     try {
       return snapshotJson(value, "Tool output")
     } catch (cause) {
       throw new ToolOutputError(`Tool "${this.name}" output is not valid JSON`, { cause })
     }
+  }
+
+  /**
+   * TL-3 after the input snapshot: validate, execute, validate the output, snapshot it.
+   * Returns the output snapshot, or a Promise of it when a validator or the executor is
+   * asynchronous; a synchronous Tool thus costs no promise here. Failures are thrown
+   * synchronously on the synchronous path: callers (runToolSpan, run) turn them into
+   * rejections. `inMask`: the caller already masks component evaluation (runToolSpan), so
+   * the validators need no masking of their own.
+   */
+  pipeline(snapshot, context, inMask = false) {
+    // TL-3 step 2: a value that satisfies the schema is used unchanged.
+    const first = this.check(snapshot, inMask)
+    if (first instanceof Promise || !first.ok) return this.pipelineAfterRetry(snapshot, first, context)
+    return this.executeWith(first.value, context, inMask)
+  }
+
+  /** The port's `invoke`: the pipeline's outcome, always as a Promise. */
+  invoke(snapshot, context) {
+    try {
+      return Promise.resolve(this.pipeline(snapshot, context))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  async pipelineAfterRetry(snapshot, pending, context) {
+    const first = await pending
+    const input = first.ok ? first.value : await this.retry(snapshot, first)
+    return this.executeWith(input, context)
+  }
+
+  executeWith(input, context, inMask = false) {
+    // Only now, with valid input, does the authored executor run.
+    const value = this.execute.call(undefined, input, context)
+    if (value !== null && (typeof value === "object" || typeof value === "function")) {
+      // What `await` would do: `then` read once, a thenable adopted in a later microtask.
+      const then = value.then
+      // A later microtask runs unmasked: validate with the mask again.
+      if (typeof then === "function") return settle(value, then).then((settled) => this.finishOutput(settled, false))
+    }
+    return this.finishOutput(value, inMask)
+  }
+
+  finishOutput(value, inMask) {
+    if (this.output === undefined) return this.snapshotOutput(value)
+    const checked = this.checkOutput(value, inMask)
+    return checked instanceof Promise ? checked.then((valid) => this.snapshotOutput(valid)) : this.snapshotOutput(checked)
   }
 
   /**
@@ -129,7 +189,13 @@ class ToolPipeline {
       return Promise.reject(error)
     }
     if (signal instanceof AbortSignal && signal.aborted) return Promise.reject(signal.reason)
-    const running = this.pipeline(snapshot, context)
+    let running
+    try {
+      running = this.pipeline(snapshot, context)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (!(running instanceof Promise)) return Promise.resolve(running)
     return signal instanceof AbortSignal ? raceSignal(running, signal) : running
   }
 }
@@ -138,7 +204,9 @@ function createPort(name, description, inputSchema, validInputSchema, pipeline) 
   return Object.freeze({
     description,
     inputSchema,
-    invoke: (snapshot, context) => pipeline.pipeline(snapshot, context),
+    invoke: (snapshot, context) => pipeline.invoke(snapshot, context),
+    // Called masked (runToolSpan), so the validators skip their own masking.
+    invokeDirect: (snapshot, context) => pipeline.pipeline(snapshot, context, true),
     name,
     run: (input, context) => pipeline.run(input, context),
     snapshotInput: (input) => pipeline.snapshotInput(input),
