@@ -12,7 +12,9 @@ use common::sh;
 async fn writes_gather_while_paused_and_reading_resumes() {
     // Three separate writes, then a pause, then one more.
     let (command, argv) = sh("echo 1; echo 2; echo 3; read _; echo 4");
-    let mut process = spawn(command, &argv, SpawnOptions::default()).await.unwrap();
+    let mut process = spawn(command, &argv, SpawnOptions::default())
+        .await
+        .unwrap();
     let mut stdin = process.take_stdin().unwrap();
     let mut stdout = process.take_stdout().unwrap();
     let first = stdout.read_chunk().await.unwrap().unwrap();
