@@ -58,9 +58,13 @@ export const {
   acpExternalInput,
   acpExternalKilled,
   acpExternalKillRequested,
+  acpRelayClose,
+  acpRelayOpen,
+  acpRelayReady,
   acpStateDirectoryCreate,
   acpStateDirectoryRemove,
   liveAcpBridges,
+  liveAcpRelays,
   liveAcpSessions,
 } = binding
 
