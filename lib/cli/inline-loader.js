@@ -14,7 +14,7 @@
 // `exports` — throws `UnsupportedResolution` before any workflow code ran, and the caller
 // loads the workflow through the module hooks instead (tsx-hooks.js), as before.
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -24,8 +24,9 @@ import { init, parse } from "es-module-lexer"
 import { UnsupportedResolution, resolveBare } from "./package-resolve.js"
 import { TRANSFORMED, alternativesOf, compile, isPathLike } from "./ts-compile.js"
 
-// Bumped whenever the compiled form changes, so old cache entries are never read.
-const FORMAT = "aml-run-1"
+// Bumped whenever the compiled form changes, so old cache entries are never read; the pinned
+// oxc-transform version is part of every key too.
+const FORMAT = `aml-run-1 oxc-transform@${JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).dependencies?.["oxc-transform"]}`
 const SDK = /^@aml-jsx\/sdk(?:\/|$)/
 const CONTEXT_URL = new URL("./module-context.js", import.meta.url).href
 const SDK_PARENT = fileURLToPath(new URL("../../index.js", import.meta.url))
@@ -82,7 +83,8 @@ function resolveRelative(specifier, parentPath) {
     }
     if (url.protocol !== "file:" || url.search !== "" || url.hash !== "") break
     const path = fileURLToPath(url)
-    if (isFile(path)) return path
+    // Node identifies a module by its real path: two symlinked names are one module.
+    if (isFile(path)) return realpathSync(path)
   }
   throw new UnsupportedResolution(`${specifier} not found from ${parentPath}`)
 }
@@ -176,7 +178,7 @@ function rewrite(code, path) {
 export async function compileWorkflow(path, bundleMap = new Map()) {
   await init
   sdkMap = bundleMap
-  return compileFile(path)
+  return compileFile(realpathSync(path))
 }
 
 /** `import.meta.resolve(specifier)` of the authored file `parentUrl` (the authored URL). */
