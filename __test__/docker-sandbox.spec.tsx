@@ -308,3 +308,14 @@ describe("workflow", () => {
     }
   })
 })
+
+// examples/docker.tsx through `aml run` (issue 12). Here rather than in a spec of its own:
+// every real container must live in this file, whose afterEach checks the daemon is empty.
+describe("examples/docker.tsx through aml run", () => {
+  test("prints its expected output and removes its container", async () => {
+    const { repoRoot, runCli } = await import("./support/cli.js")
+    const result = await runCli(["run", "examples/docker.tsx"], { env: { AML_DOCKER_IMAGE: TEST_IMAGE } })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toBe(await readFile(join(repoRoot, "examples/expected/docker.txt"), "utf8"))
+  }, 120_000)
+})

@@ -18,8 +18,15 @@ export type CliProcess = {
   done: Promise<CliResult>
 }
 
+export type CliOptions = {
+  cwd?: string
+  env?: Record<string, string>
+  /** Hang guard: the process is killed after this long (60 s unless given). */
+  killAfterMs?: number
+}
+
 /** Starts `aml <args>` with the test runner's own variables removed (see below). */
-export function startCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): CliProcess {
+export function startCli(args: readonly string[], options: CliOptions = {}): CliProcess {
   const env: Record<string, string | undefined> = { ...process.env }
   // Vitest puts NODE_ENV and Vite's MODE/DEV/PROD/SSR/BASE_URL into its environment; a user's
   // shell has none of them.
@@ -41,7 +48,7 @@ export function startCli(args: readonly string[], options: { cwd?: string; env?:
     }
   })
   // Hang guard only: a healthy run ends long before it.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000)
+  const guard = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000)
   const done = new Promise<CliResult>((resolve) => {
     child.on("close", (code, signal) => {
       clearTimeout(guard)
@@ -62,7 +69,7 @@ export function startCli(args: readonly string[], options: { cwd?: string; env?:
 }
 
 /** Runs `aml <args>` to completion. */
-export function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+export function runCli(args: readonly string[], options: CliOptions = {}) {
   return startCli(args, options).done
 }
 

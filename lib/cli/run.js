@@ -3,7 +3,7 @@ import { dirname } from "node:path"
 
 import { formatFailure } from "./diagnostics.js"
 import { applyRuntimeEnvFile, applyWorkflowEnv, resolveRuntimeEnvFile } from "./env-layers.js"
-import { importWorkflow, resolveWorkflowFile } from "./load-workflow.js"
+import { importWorkflow, prepareWorkflow, resolveWorkflowFile } from "./load-workflow.js"
 import { RunSignalCancellation } from "./run-signal-cancellation.js"
 import { selectExport } from "./select-export.js"
 
@@ -37,12 +37,14 @@ async function evaluateWorkflow(options, signal) {
   if (options.runtimeEnvFile !== undefined) {
     applyRuntimeEnvFile(process.env, resolveRuntimeEnvFile(options.runtimeEnvFile, cwd, workflowDir))
   }
-  // The SDK loads before the module hooks exist: with `module.register` every later import
-  // is a round trip to Node's loader thread, and the SDK is most of the module graph.
-  const { AmlRuntime, createConsoleTracer } = await import("../../index.js")
+  // Compiled (or left to the hooks) before anything runs; then the SDK copy it links against
+  // loads before the workflow and before any module hooks exist: with `module.register`
+  // every later import is a round trip to Node's loader thread.
+  const prepared = await prepareWorkflow(path)
+  const { AmlRuntime, createConsoleTracer } = await import(prepared.sdkUrl)
   // Interrupted while the SDK loaded: the workflow's top-level code must not start at all.
   if (signal.aborted) throw signal.reason
-  const namespace = await untilAborted(importWorkflow(path), signal)
+  const namespace = await untilAborted(importWorkflow(path, prepared), signal)
   const selected = selectExport(namespace, path, options.entry)
   const value = await untilAborted(typeof selected === "function" ? selected() : selected, signal)
 
