@@ -348,3 +348,6 @@ export const {
 
 // Remote Sandbox Workspace transfer (src/sandbox_transfer.rs over aml_workspace::transfer).
 export const { sandboxTransferMirror, sandboxTransferPack } = binding
+
+// The engine's trace clock (trace-sink.js calibrates the records' `at` against it once).
+export const { traceClock } = binding

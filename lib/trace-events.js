@@ -1,9 +1,13 @@
 // Turns engine trace records into the public, deeply frozen AmlTraceEvent objects and
 // dispatches them (INVENTORY §2.1, §2.5). Trace listeners are isolated: each is started
 // synchronously, nothing is awaited, and failures go to onTraceError or one stderr line.
+// Record sinks (trace-sink.js) get the records themselves, after the listeners of each batch.
 
 import { masked } from "./component-scope.js"
 import { callAdopting } from "./thenable.js"
+import { traceClockOffset } from "./trace-sink.js"
+
+const NOTHING = Object.freeze(Object.create(null))
 
 function freezeAttributes(source) {
   const target = Object.create(null)
@@ -40,10 +44,35 @@ export class TraceDispatcher {
     this.registries = registries
     this.onTraceError = onTraceError
     this.warned = false
+    /** Sink entries (trace-sink.js), consenting ones first; refreshed with the listeners. */
+    this.sinks = []
+    /** Whether some trace listener is not a sink (and so needs event objects). */
+    this.listening = false
+    /** The sinks' `control`: the domain's flush and the trace clock offset. */
+    this.control = undefined
+  }
+
+  /** Re-reads which trace entries are sinks; `flush` delivers the evaluation's pending records. */
+  refresh(flush) {
+    const sinks = []
+    let listening = false
+    for (const registry of this.registries) {
+      for (const entry of registry.trace) {
+        if (entry.sink === undefined) listening = true
+        else if (entry.captureContent) sinks.unshift(entry)
+        else sinks.push(entry)
+      }
+    }
+    this.sinks = sinks
+    this.listening = listening
+    if (sinks.length > 0 && this.control === undefined) {
+      this.control = Object.freeze({ clockOffset: traceClockOffset(), flush })
+    }
   }
 
   dispatchRecords(records) {
-    for (const record of records) this.dispatch(record)
+    if (this.listening) for (const record of records) this.dispatch(record)
+    if (this.sinks.length > 0) masked(deliverToSinks, this, records)
   }
 
   dispatch(record) {
@@ -51,6 +80,7 @@ export class TraceDispatcher {
     let wantsContent = false
     for (const registry of this.registries) {
       for (const entry of registry.take("trace")) {
+        if (entry.sink !== undefined) continue
         entries.push(entry)
         if (entry.captureContent) wantsContent = true
       }
@@ -64,6 +94,12 @@ export class TraceDispatcher {
     for (const entry of entries) {
       this.call(entry.listener, entry.captureContent ? content : redacted, redacted)
     }
+  }
+
+  /** A sink threw at `record`: reported like a listener failure, with the redacted event. */
+  sinkFailed(error, record) {
+    const attributes = freezeAttributes(record.attributes)
+    this.failed(error, buildEvent(this.runId, record, attributes))
   }
 
   call(listener, event, redacted) {
@@ -89,6 +125,25 @@ export class TraceDispatcher {
       if (adopted !== undefined) adopted.then(undefined, () => {})
     } catch {
       // onTraceError's own failures are swallowed by contract.
+    }
+  }
+}
+
+/**
+ * Hands each record to every sink, in order. Consenting sinks come first and see the
+ * sensitive attributes; the record is redacted in place before the first other sink
+ * (records are this batch's own parsed objects, shared with nobody).
+ */
+function deliverToSinks(dispatcher, records) {
+  const { control, runId, sinks } = dispatcher
+  for (const record of records) {
+    for (const entry of sinks) {
+      if (!entry.captureContent && record.sensitive !== NOTHING) record.sensitive = NOTHING
+      try {
+        entry.sink(runId, record, control)
+      } catch (error) {
+        dispatcher.sinkFailed(error, record)
+      }
     }
   }
 }

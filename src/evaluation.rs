@@ -181,3 +181,10 @@ pub fn primitive_kinds() -> Vec<Vec<String>> {
         .map(|(kind, label)| vec![kind.to_string(), label.to_string()])
         .collect()
 }
+
+/// The engine's trace clock now (milliseconds, sub-millisecond precision): the clock of the
+/// records' `at` field, so a batch consumer can calibrate it against its own clock once.
+#[napi]
+pub fn trace_clock() -> f64 {
+    aml_engine::trace_clock_ms()
+}

@@ -8,6 +8,7 @@
 //! Sensitive attributes travel separately from metadata so the facade can build the
 //! redacted event and, only when a listener consents, the content event.
 
+use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -109,6 +110,8 @@ pub enum TraceRecord {
         parent: Option<SpanId>,
         sequence: u64,
         timestamp: f64,
+        /// Sub-millisecond time on the monotonic trace clock (`trace_clock_ms`).
+        at: f64,
         kind: SpanKind,
         name: String,
         #[serde(serialize_with = "attrs")]
@@ -124,6 +127,7 @@ pub enum TraceRecord {
         parent: Option<SpanId>,
         sequence: u64,
         timestamp: f64,
+        at: f64,
         kind: SpanKind,
         name: String,
         status: SpanStatus,
@@ -142,6 +146,7 @@ pub enum TraceRecord {
         parent: Option<SpanId>,
         sequence: u64,
         timestamp: f64,
+        at: f64,
         name: String,
         #[serde(serialize_with = "attrs")]
         attributes: Attributes,
@@ -198,6 +203,23 @@ impl Default for Tracer {
             pending: Vec::new(),
         }
     }
+}
+
+/// The process-wide origin of the trace clock: the first time anything asked for it.
+static CLOCK_ORIGIN: OnceLock<Instant> = OnceLock::new();
+
+/// Milliseconds of `instant` on the trace clock, a monotonic clock with sub-millisecond
+/// precision. A record's `timestamp` is whole `Date.now()` milliseconds (the public event
+/// field); `at` lets an exporter that receives records in batches place them exactly: it
+/// calibrates once against its own clock with [`trace_clock_ms`].
+fn clock_ms(instant: Instant) -> f64 {
+    let origin = *CLOCK_ORIGIN.get_or_init(Instant::now);
+    instant.saturating_duration_since(origin).as_secs_f64() * 1000.0
+}
+
+/// The trace clock now (see [`clock_ms`]).
+pub fn trace_clock_ms() -> f64 {
+    clock_ms(Instant::now())
 }
 
 fn now_ms() -> f64 {
@@ -261,6 +283,7 @@ impl Tracer {
                 parent,
                 sequence,
                 timestamp: now_ms(),
+                at: clock_ms(started),
                 kind,
                 name: name.clone(),
                 attributes,
@@ -297,15 +320,17 @@ impl Tracer {
             }
         };
         let sequence = self.next_sequence();
+        let ended = Instant::now();
         self.pending.push(TraceRecord::SpanEnd {
             span_id: span.id,
             parent: span.parent,
             sequence,
             timestamp: now_ms(),
+            at: clock_ms(ended),
             kind: span.kind,
             name: span.name,
             status,
-            duration_ms: span.started.elapsed().as_secs_f64() * 1000.0,
+            duration_ms: ended.saturating_duration_since(span.started).as_secs_f64() * 1000.0,
             attributes,
             sensitive,
         });
@@ -329,6 +354,7 @@ impl Tracer {
             parent,
             sequence,
             timestamp: now_ms(),
+            at: trace_clock_ms(),
             name,
             attributes,
             sensitive,
@@ -390,6 +416,20 @@ mod tests {
         assert_eq!(json["attributes"]["error.type"], "TypeError");
         assert_eq!(json["sensitive"]["error.message"], "boom");
         assert!(json.get("parentSpanId").is_none());
+        let (start, end) = (json_at(&records[0]), json["at"].as_f64().unwrap());
+        assert!(start <= end);
+        assert!(end <= trace_clock_ms());
+        let duration = json["durationMs"].as_f64().unwrap();
+        assert!(
+            (end - start - duration).abs() < 1e-6,
+            "at ({start}, {end}) disagrees with durationMs {duration}"
+        );
+    }
+
+    fn json_at(record: &TraceRecord) -> f64 {
+        serde_json::to_value(record).unwrap()["at"]
+            .as_f64()
+            .unwrap()
     }
 
     #[test]
