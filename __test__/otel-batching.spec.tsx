@@ -47,8 +47,14 @@ describe("the batched path", () => {
     })
   }
 
-  it("places user spans inside their AML span's times", async () => {
+  it("places AML spans in the evaluation's time and user spans inside their AML span's times", async () => {
+    const before = Date.now()
     const spans = await exported(false, false)
+    const after = Date.now()
+    for (const span of spans) {
+      expect(ms(span.startTime)).toBeGreaterThanOrEqual(before - 1)
+      expect(ms(span.endTime)).toBeLessThanOrEqual(after + 1)
+    }
     const { one, parentName } = spanTree(spans)
     const user = one("user.component-http")
     const review = one("component Review")
@@ -137,7 +143,8 @@ describe("listeners that come and go while the exporter batches", () => {
 })
 
 describe("the record-sink protocol", () => {
-  function sinkListener(captureContent: boolean, sink: (runId: string, record: any) => void) {
+  // Compact records (lib/trace-sink.js): [0 start | 1 end | 2 event, spanId, …, sensitive?].
+  function sinkListener(captureContent: boolean, sink: (runId: string, record: any[]) => void) {
     const listener = () => {
       throw new Error("a sink is not called as a listener")
     }
@@ -146,17 +153,21 @@ describe("the record-sink protocol", () => {
     return listener
   }
 
-  it("hands sensitive attributes only to a consenting sink", async () => {
-    const outputs: Record<string, unknown[]> = { content: [], redacted: [] }
-    const provider = { name: "p", run: async () => ({ text: "secret answer" }) }
-    const runtime = new AmlRuntime({ agentProvider: provider })
-    runtime.on("trace", sinkListener(false, (_, record) => void outputs.redacted!.push(record.sensitive.output)))
-    runtime.on("trace", sinkListener(true, (_, record) => void outputs.content!.push(record.sensitive.output)))
-    await runtime.evaluate(<Agent>hi</Agent>)
-    expect(outputs.content!.filter((value) => value !== undefined)).toEqual(["secret answer"])
-    expect(outputs.redacted!.filter((value) => value !== undefined)).toEqual([])
-    expect(outputs.redacted).toHaveLength(outputs.content!.length)
-  })
+  for (const withListener of [false, true]) {
+    it(`hands sensitive attributes only to a consenting sink (${withListener ? "next to a listener" : "batched"})`, async () => {
+      const outputs: Record<string, unknown[]> = { content: [], redacted: [] }
+      const provider = { name: "p", run: async () => ({ text: "secret answer" }) }
+      const runtime = new AmlRuntime({ agentProvider: provider })
+      const output = (record: any[]) => (record[0] === 1 ? record[6]?.output : undefined)
+      runtime.on("trace", sinkListener(false, (_, record) => void outputs.redacted!.push(output(record))))
+      runtime.on("trace", sinkListener(true, (_, record) => void outputs.content!.push(output(record))))
+      if (withListener) runtime.on("trace", () => {})
+      await runtime.evaluate(<Agent>hi</Agent>)
+      expect(outputs.content!.filter((value) => value !== undefined)).toEqual(["secret answer"])
+      expect(outputs.redacted!.filter((value) => value !== undefined)).toEqual([])
+      expect(outputs.redacted).toHaveLength(outputs.content!.length)
+    })
+  }
 
   it("reports a throwing sink to onTraceError with the redacted event, and keeps delivering", async () => {
     const failures: any[] = []
@@ -167,8 +178,8 @@ describe("the record-sink protocol", () => {
     runtime.on(
       "trace",
       sinkListener(false, (_, record) => {
-        types.push(record.type)
-        if (record.type === "span.start" && record.kind === "component") throw new Error("sink broke")
+        types.push(["span.start", "span.end", "event"][record[0]]!)
+        if (record[0] === 0 && record[3] === "component") throw new Error("sink broke")
       }),
     )
     const App = () => "x"

@@ -170,6 +170,11 @@ export class EvaluationDomain {
     }
     // A batch timer of a run that has ended finds the native domain freed: nothing is pending.
     if (this.disposed) return
+    if (this.traceBatched) {
+      const compact = this.native.drainTraceCompact(this.trace.content)
+      if (compact !== "[]") this.trace.dispatchCompact(JSON.parse(compact))
+      return
+    }
     const json = this.native.drainTrace()
     if (json !== "[]") this.trace.dispatchRecords(JSON.parse(json))
   }

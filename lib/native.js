@@ -89,6 +89,7 @@ const {
   domainDispose,
   drainAgentQueue,
   drainTrace,
+  drainTraceCompact,
   enterFollowUp,
   enterSystem,
   enterScope,
@@ -155,6 +156,9 @@ export class NativeEvaluation {
 
   setTracing(enabled) {
     return setTracing(this.id, enabled)
+  }
+  drainTraceCompact(content) {
+    return drainTraceCompact(this.id, content)
   }
   drainTrace() {
     return drainTrace(this.id)

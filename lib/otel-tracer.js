@@ -178,18 +178,21 @@ export function createOpenTelemetryTracer(options) {
     else (state.events ??= []).push([name, eventAttributes, time])
   }
 
-  /** The record sink (trace-sink.js): the runtime's cheap path. */
+  /** The attributes of a compact record: with the sensitive ones only for a consenting exporter. */
+  function recordAttributes(attributes, sensitive) {
+    return content && sensitive !== undefined && hasKeys(sensitive) ? { ...attributes, ...sensitive } : attributes
+  }
+
+  /** The record sink (trace-sink.js, compact records): the runtime's cheap path. */
   function sink(runId, record, control) {
-    const type = record.type
-    const sensitive = record.sensitive
-    const attributes = content && hasKeys(sensitive) ? { ...record.attributes, ...sensitive } : record.attributes
+    const type = record[0]
     delivering = true
     try {
-      if (type === "span.end") ended(runId, record.spanId, record.kind, record.status === "error", Math.max(0, record.durationMs), attributes)
-      else if (type === "span.start") {
-        const start = control.clockOffset + record.at
-        started(runId, control.flush, record.spanId, record.parentSpanId, record.kind, record.name, attributes, start)
-      } else if (type === "event") pointEvent(runId, record.spanId, record.name, attributes, control.clockOffset + record.at)
+      if (type === 1) ended(runId, record[1], record[2], record[3], record[4], recordAttributes(record[5], record[6]))
+      else if (type === 0) {
+        const attributes = recordAttributes(record[6], record[7])
+        started(runId, control.flush, record[1], record[2] ?? undefined, record[3], record[4], attributes, control.clockOffset + record[5])
+      } else if (type === 2) pointEvent(runId, record[1], record[2], recordAttributes(record[4], record[5]), control.clockOffset + record[3])
     } finally {
       delivering = false
     }

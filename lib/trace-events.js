@@ -7,7 +7,8 @@ import { masked } from "./component-scope.js"
 import { callAdopting } from "./thenable.js"
 import { traceClockOffset } from "./trace-sink.js"
 
-const NOTHING = Object.freeze(Object.create(null))
+/** Where a compact record's optional `sensitive` element sits, by record type (trace-sink.js). */
+const SENSITIVE_AT = [7, 6, 5]
 
 function freezeAttributes(source) {
   const target = Object.create(null)
@@ -48,6 +49,8 @@ export class TraceDispatcher {
     this.sinks = []
     /** Whether some trace listener is not a sink (and so needs event objects). */
     this.listening = false
+    /** Whether some sink consents to content (the compact drain then carries `sensitive`). */
+    this.content = false
     /** The sinks' `control`: the domain's flush and the trace clock offset. */
     this.control = undefined
   }
@@ -65,14 +68,21 @@ export class TraceDispatcher {
     }
     this.sinks = sinks
     this.listening = listening
+    this.content = sinks.length > 0 && sinks[0].captureContent
     if (sinks.length > 0 && this.control === undefined) {
       this.control = Object.freeze({ clockOffset: traceClockOffset(), flush })
     }
   }
 
+  /** Engine records (objects): events for the listeners, then the compact form for the sinks. */
   dispatchRecords(records) {
     if (this.listening) for (const record of records) this.dispatch(record)
-    if (this.sinks.length > 0) masked(deliverToSinks, this, records)
+    if (this.sinks.length > 0) masked(deliverToSinks, this, records.map(compactRecord))
+  }
+
+  /** Compact records (trace-sink.js) from a batched drain: only sinks listen. */
+  dispatchCompact(records) {
+    masked(deliverToSinks, this, records)
   }
 
   dispatch(record) {
@@ -96,10 +106,20 @@ export class TraceDispatcher {
     }
   }
 
-  /** A sink threw at `record`: reported like a listener failure, with the redacted event. */
+  /**
+   * A sink threw at compact `record`: reported like a listener failure, with an event that
+   * names the record (type, runId, spanId, kind or name, redacted attributes).
+   */
   sinkFailed(error, record) {
-    const attributes = freezeAttributes(record.attributes)
-    this.failed(error, buildEvent(this.runId, record, attributes))
+    const type = record[0]
+    const event = { type: TYPES[type], runId: this.runId, spanId: record[1] }
+    if (type === 0) {
+      event.kind = record[3]
+      event.name = record[4]
+    } else if (type === 1) event.kind = record[2]
+    else event.name = record[2]
+    event.attributes = freezeAttributes(record[SENSITIVE_AT[type] - 1])
+    this.failed(error, Object.freeze(event))
   }
 
   call(listener, event, redacted) {
@@ -129,16 +149,32 @@ export class TraceDispatcher {
   }
 }
 
+const TYPES = ["span.start", "span.end", "event"]
+
+/** An engine record object in the compact form of trace-sink.js (with its sensitive attributes). */
+function compactRecord(record) {
+  const type = record.type
+  if (type === "span.start") {
+    return [0, record.spanId, record.parentSpanId ?? null, record.kind, record.name, record.at, record.attributes, record.sensitive]
+  }
+  if (type === "span.end") {
+    const failed = record.status === "error"
+    return [1, record.spanId, record.kind, failed, Math.max(0, record.durationMs), record.attributes, record.sensitive]
+  }
+  return [2, record.spanId, record.name, record.at, record.attributes, record.sensitive]
+}
+
 /**
- * Hands each record to every sink, in order. Consenting sinks come first and see the
- * sensitive attributes; the record is redacted in place before the first other sink
- * (records are this batch's own parsed objects, shared with nobody).
+ * Hands each compact record to every sink, in order. Consenting sinks come first and see
+ * the sensitive attributes; the record is redacted in place (its `sensitive` element cut)
+ * before the first other sink: records are this batch's own arrays, shared with nobody.
  */
 function deliverToSinks(dispatcher, records) {
   const { control, runId, sinks } = dispatcher
   for (const record of records) {
+    const sensitiveAt = SENSITIVE_AT[record[0]]
     for (const entry of sinks) {
-      if (!entry.captureContent && record.sensitive !== NOTHING) record.sensitive = NOTHING
+      if (!entry.captureContent && record.length > sensitiveAt) record.length = sensitiveAt
       try {
         entry.sink(runId, record, control)
       } catch (error) {

@@ -6,12 +6,16 @@
 // right after the root span opens, when the root span closes, and whenever the sink asks.
 //
 // `sink(runId, record, control)` is called once per record, in sequence order, with
-// component evaluation masked. A record is the engine's plain JSON object (`type`,
-// `spanId`, `parentSpanId?`, `sequence`, `timestamp`, `at`, `kind`, `name`, `status`,
-// `durationMs`, `attributes`, `sensitive`), the batch's own parsed object: the sink may keep
-// its `attributes` and `sensitive` objects but must not mutate them. `sensitive` is empty unless the listener's `captureContent` is true (AML's consent
-// rules). `record.at + control.clockOffset` is the record's epoch time in milliseconds with
-// sub-millisecond precision, on the clock of `performance.timeOrigin + performance.now()`.
+// component evaluation masked. A record is a compact array (`aml_engine::compact_json`;
+// the public events' `sequence` and `timestamp` are left out):
+//   start `[0, spanId, parentSpanId | null, kind, name, at, attributes, sensitive?]`
+//   end   `[1, spanId, kind, failed, durationMs, attributes, sensitive?]`
+//   event `[2, spanId, name, at, attributes, sensitive?]`
+// It is the batch's own parsed array: the sink may keep its attribute objects but must not
+// mutate them. `sensitive` is present only for a listener whose `captureContent` is true
+// (AML's consent rules). `at + control.clockOffset` is the record's epoch time in
+// milliseconds with sub-millisecond precision, on the clock of
+// `performance.timeOrigin + performance.now()`.
 // `control.flush()` delivers every pending record of the evaluation at once (synchronously,
 // to every sink), for a sink that must know a span's start before the next batch.
 
