@@ -6,7 +6,8 @@
 //
 // Reference rows (the floor no exporter can go below): 2,000 bare OTel spans per round on
 // the no-op processor, `startSpan(name, { startTime, attributes }, parent)`, `setStatus`,
-// `end(t)`, once with 5 attributes and once with the 11 an exported fan-out Agent carries.
+// `end(t)`, with 5 attributes and with the 11 an exported fan-out Agent carries, and the
+// latter on the in-memory exporter (what its span processor and exporter add per span).
 import { context, trace } from "@opentelemetry/api"
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -53,6 +54,12 @@ function variants() {
     },
     { label: "reference: bare OTel span, 5 attributes", reference: true, run: () => bareSpans(noopTracer, parent, 5) },
     { label: "reference: bare OTel span, 11 attributes", reference: true, run: () => bareSpans(noopTracer, parent, 11) },
+    {
+      label: "reference: bare span, 11, in-memory",
+      reference: true,
+      reset: () => memory.reset(),
+      run: () => bareSpans(memoryTracer, parent, 11),
+    },
   ]
 }
 
