@@ -129,7 +129,9 @@ const {
   currentSpan,
   empty,
   enterAgent,
+  enterTextAgent,
   finish,
+  finishTextAgent,
   newTask,
   node,
   openSpan,
@@ -277,6 +279,14 @@ export class NativeEvaluation {
   }
   agentDone(task, value, output) {
     return agentDone(this.id, task, value, output)
+  }
+  /** `evaluate(<Agent>prompt</Agent>)` entered in one call: the plan array, or a step code. */
+  enterTextAgent(task, identity, hasProvider, provider, prompt) {
+    return enterTextAgent(this.id, task, identity, hasProvider, provider, prompt)
+  }
+  /** The one-call Agent's result: the task's output string, or a step code. */
+  finishTextAgent(task, value, output) {
+    return finishTextAgent(this.id, task, value, output)
   }
   scheduleAgent(task) {
     return scheduleAgent(this.id, task)
