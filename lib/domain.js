@@ -19,6 +19,7 @@ import { evaluateStructured } from "./structured.js"
 import { findSpanRunner } from "./span-runner.js"
 import { runToolSpan } from "./tool-instrumentation.js"
 import { TraceDispatcher } from "./trace-events.js"
+import { TRACE_BATCH_STEPS } from "./trace-sink.js"
 
 /** How long an aborted provider call may take to settle before AML abandons it. */
 export const PROVIDER_ABORT_GRACE_MS = 10_000
@@ -63,6 +64,12 @@ export class EvaluationDomain {
     this.identities = new WeakMap()
     this.nextIdentity = 1
     this.tracing = false
+    /** True while every trace listener is a record sink: records are drained in batches. */
+    this.traceBatched = false
+    this.traceCredit = TRACE_BATCH_STEPS
+    this.traceImmediate = undefined
+    this.drainTraceNow = () => this.drainTrace()
+    this.disposed = false
     /** A trace listener's span runner (span-runner.js), or undefined: user code then runs plainly. */
     this.spanRunner = undefined
     /** Tool ports granted in this domain; the engine refers to them by index. */
@@ -131,15 +138,45 @@ export class EvaluationDomain {
   }
 
   refreshTracing() {
+    // Records batched for the sinks go to the listeners that were there when they happened.
+    if (this.traceBatched) this.drainTrace()
     this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
     const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
+    this.trace.refresh(this.drainTraceNow)
+    this.traceBatched = tracing && !this.trace.listening
     if (tracing !== this.tracing) {
       this.tracing = tracing
       this.native.setTracing(tracing)
     }
   }
 
+  /**
+   * Delivers pending trace records. Listeners get them at once; while only record sinks
+   * listen (trace-sink.js) they wait for the batch: TRACE_BATCH_STEPS calls, or the end of
+   * this event-loop turn, whichever comes first.
+   */
   flushTrace() {
+    if (this.traceBatched && --this.traceCredit > 0) {
+      if (this.traceImmediate === undefined) this.traceImmediate = setImmediate(this.drainTraceNow)
+      return
+    }
+    this.drainTrace()
+  }
+
+  /** Delivers every pending trace record now (also the batched ones). */
+  drainTrace() {
+    this.traceCredit = TRACE_BATCH_STEPS
+    if (this.traceImmediate !== undefined) {
+      clearImmediate(this.traceImmediate)
+      this.traceImmediate = undefined
+    }
+    // A batch timer of a run that has ended finds the native domain freed: nothing is pending.
+    if (this.disposed) return
+    if (this.traceBatched) {
+      const compact = this.native.drainTraceCompact(this.trace.content)
+      if (compact !== "[]") this.trace.dispatchCompact(JSON.parse(compact))
+      return
+    }
     const json = this.native.drainTrace()
     if (json !== "[]") this.trace.dispatchRecords(JSON.parse(json))
   }
@@ -434,6 +471,14 @@ export class EvaluationDomain {
         new EvaluationError(`${waiter.label} was cancelled before provider execution`, { cause: reason }),
       )
     }
+  }
+
+  /** Frees the native domain (runtime.js, when evaluate() settles). */
+  dispose() {
+    this.disposed = true
+    if (this.traceImmediate !== undefined) clearImmediate(this.traceImmediate)
+    this.traceImmediate = undefined
+    this.native.dispose()
   }
 
   close() {

@@ -3,6 +3,7 @@
 // AgentExecutionContext.events) that closes when the evaluation finishes.
 
 import { readSpanRunner } from "./span-runner.js"
+import { readTraceSink } from "./trace-sink.js"
 
 const NAMES = new Set(["finish", "start", "trace"])
 
@@ -37,6 +38,8 @@ export class ListenerRegistry {
       listener,
       once,
       spanRunner: name === "trace" ? readSpanRunner(listener) : undefined,
+      // A record sink (trace-sink.js); a `once` listener gets one event, so it stays a listener.
+      sink: name === "trace" && !once ? readTraceSink(listener) : undefined,
     }
     this[name] = [...this[name], entry]
     this.onChange?.()

@@ -93,6 +93,7 @@ const {
   domainDispose,
   drainAgentQueue,
   drainTrace,
+  drainTraceCompact,
   enterFollowUp,
   enterSystem,
   enterScope,
@@ -161,6 +162,9 @@ export class NativeEvaluation {
 
   setTracing(enabled) {
     return setTracing(this.id, enabled)
+  }
+  drainTraceCompact(content) {
+    return drainTraceCompact(this.id, content)
   }
   drainTrace() {
     return drainTrace(this.id)
@@ -362,3 +366,6 @@ export const {
 
 // Remote Sandbox Workspace transfer (src/sandbox_transfer.rs over aml_workspace::transfer).
 export const { sandboxTransferMirror, sandboxTransferPack } = binding
+
+// The engine's trace clock (trace-sink.js calibrates the records' `at` against it once).
+export const { traceClock } = binding

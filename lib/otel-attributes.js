@@ -37,28 +37,33 @@ function textMessages(role, content) {
   return JSON.stringify([{ role, parts: [{ type: "text", content }] }])
 }
 
-/** Attributes of a span start: identity, AML attributes, GenAI operation attributes. */
-export function startAttributes(event, agentName) {
-  const { kind, name } = event
+/**
+ * Attributes of a span start: identity, AML attributes, GenAI operation attributes. `span` is
+ * the exporter's span state: `kind`, `name`, `id`, `parentId`, `attributes` (the start
+ * attributes, content included when consented) and `agentName`.
+ */
+export function startAttributes(span, runId) {
+  const { kind, name } = span
   const attributes = {
     "aml.span.kind": kind,
     "aml.span.name": name,
-    "aml.span.id": event.spanId,
-    "aml.run.id": event.runId,
+    "aml.span.id": span.id,
+    "aml.run.id": runId,
   }
-  if (event.parentSpanId !== undefined) attributes["aml.parent.span.id"] = event.parentSpanId
-  copyAmlAttributes(attributes, event.attributes)
+  if (span.parentId !== undefined) attributes["aml.parent.span.id"] = span.parentId
+  const amlAttributes = span.attributes
+  copyAmlAttributes(attributes, amlAttributes)
   if (kind === "agent") {
     if (name === "Agent") {
       attributes["gen_ai.operation.name"] = "invoke_agent"
-      if (agentName !== undefined) attributes["gen_ai.agent.name"] = agentName
+      if (span.agentName !== undefined) attributes["gen_ai.agent.name"] = span.agentName
     }
-    agentAttributes(attributes, event.attributes)
+    agentAttributes(attributes, amlAttributes)
   } else if (kind === "tool") {
     attributes["gen_ai.operation.name"] = "execute_tool"
     attributes["gen_ai.tool.name"] = name
     attributes["gen_ai.tool.type"] = "function"
-    const input = event.attributes.input
+    const input = amlAttributes.input
     if (typeof input === "string") attributes["gen_ai.tool.call.arguments"] = input
   }
   return attributes
@@ -89,19 +94,23 @@ function usageAttributes(target, json) {
   if (typeof usage.outputTokens === "number") target["gen_ai.usage.output_tokens"] = usage.outputTokens
 }
 
-/** Attributes a span end adds: the end attributes under `aml.`, GenAI results, `error.type`. */
-export function endAttributes(event) {
-  const attributes = copyAmlAttributes({}, event.attributes)
-  if (event.kind === "agent") agentAttributes(attributes, event.attributes)
-  else if (event.kind === "tool") {
-    const output = event.attributes.output
-    if (typeof output === "string") attributes["gen_ai.tool.call.result"] = output
+/**
+ * Adds what a span end carries to `target`: the end attributes under `aml.`, GenAI results,
+ * `error.type`. A span created at its end gets these on top of its start attributes.
+ */
+export function addEndAttributes(target, kind, attributes, failed) {
+  copyAmlAttributes(target, attributes)
+  if (kind === "agent") agentAttributes(target, attributes)
+  else if (kind === "tool") {
+    const output = attributes.output
+    if (typeof output === "string") target["gen_ai.tool.call.result"] = output
   }
-  if (event.status === "error") attributes["error.type"] = errorType(event)
-  return attributes
+  if (failed) target["error.type"] = errorType(attributes)
+  return target
 }
 
-export function errorType(event) {
-  const type = event.attributes["error.type"]
+/** AML's `error.type` of a failed span's end attributes. */
+export function errorType(attributes) {
+  const type = attributes["error.type"]
   return typeof type === "string" ? type : "Error"
 }

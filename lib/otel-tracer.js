@@ -1,24 +1,33 @@
 // createOpenTelemetryTracer (docs/OBSERVABILITY.md): a trace listener that turns AML's trace
 // stream into OpenTelemetry spans. AML span → OTel span (parent from parentSpanId, times from
-// the events), point events → span events, failures → ERROR status plus an `exception` event.
-// It also carries a span runner (span-runner.js) so user code inside a component, provider
-// call or Tool executor runs with that span active in the OTel context.
+// the records), point events → span events, failures → ERROR status plus an `exception` event.
+//
+// Cost (bench/otel.js): the listener is a record sink (trace-sink.js), so the runtime builds
+// no AML event objects for it and hands it the engine's records in batches. An OTel span is
+// created once, when its AML span ends, with all its attributes — unless something needs it
+// earlier: a child span (its parent context) or user code reading the active span. User
+// code runs with a lazy context (otel-lazy-context.js) that creates its span on first read,
+// so a provider call nobody instruments costs no early span. The same listener function
+// still accepts AML's public events, for a runtime copy that does not know sinks.
 
-import { endAttributes, errorType, copyAmlAttributes, spanName, startAttributes } from "./otel-attributes.js"
+import { addEndAttributes, copyAmlAttributes, errorType, spanName, startAttributes } from "./otel-attributes.js"
 import { loadOpenTelemetryApi, sdkVersion } from "./otel-api.js"
+import { lazyContextClass } from "./otel-lazy-context.js"
 import { SPAN_RUNNER } from "./span-runner.js"
+import { TRACE_SINK } from "./trace-sink.js"
 
 /** Component names that say nothing about what an Agent inside them is for. */
 const GENERIC_COMPONENTS = new Set(["AnonymousComponent", "Fragment"])
 
-/**
- * Epoch milliseconds with sub-millisecond precision. AML dispatches each event right after
- * the native step that produced it, so this is (close to) the event's time; its `timestamp` is `Date.now()`, whose whole
- * milliseconds would misorder AML spans against spans the application starts in between.
- */
+/** Epoch milliseconds with sub-millisecond precision, for AML events that carry no `at`. */
 const origin = performance.timeOrigin
 function now() {
   return origin + performance.now()
+}
+
+function hasKeys(object) {
+  for (const _ in object) return true
+  return false
 }
 
 function readOptions(options) {
@@ -33,87 +42,190 @@ function readOptions(options) {
   return { captureContent: captureContent ?? false, tracer }
 }
 
+/**
+ * One AML span as the exporter knows it. A placeholder (`seen` false) is made when user code
+ * runs in a span whose start record is still in the engine's batch; the record fills it.
+ */
+class SpanState {
+  constructor() {
+    this.seen = false
+    this.id = undefined
+    this.runId = undefined
+    this.parentId = undefined
+    this.parent = undefined
+    this.kind = undefined
+    this.name = undefined
+    this.attributes = undefined
+    this.agentName = undefined
+    this.start = 0
+    /** The OTel span, once created; `context` is the OTel context with it active. */
+    this.span = undefined
+    this.context = undefined
+    /** Point events (`[name, attributes, time]`) that arrived before the OTel span existed. */
+    this.events = undefined
+    this.lazy = undefined
+  }
+}
+
+/** One evaluation: the OTel context active at its root span, its open spans, its flush. */
+class RunState {
+  constructor(parentContext, flush) {
+    this.context = parentContext
+    this.spans = new Map()
+    this.flush = flush
+  }
+}
+
 export function createOpenTelemetryTracer(options) {
   const settings = readOptions(options)
   const api = loadOpenTelemetryApi()
   const tracer = settings.tracer ?? api.trace.getTracer("@aml-jsx/sdk", sdkVersion())
-  const { context, trace, SpanKind, SpanStatusCode } = api
-
-  /**
-   * runId → { context, spans }. `context` is the OTel context active when the run's first
-   * event (the root span start, dispatched synchronously inside the caller's async context)
-   * arrived; `spans` maps open AML span ids to `{ span, start, agentName, context? }`.
-   */
+  const { context, trace, SpanStatusCode } = api
+  const INTERNAL = api.SpanKind.INTERNAL
+  const content = settings.captureContent
   const runs = new Map()
+  /** True while records are being turned into spans: a lazy context must not flush then. */
+  let delivering = false
 
-  function runOf(runId) {
+  function runOf(runId, flush) {
     let run = runs.get(runId)
     if (run === undefined) {
-      run = { context: context.active(), spans: new Map() }
+      // The run's first record is its root span start, delivered inside evaluate()'s own
+      // async function, so this is the caller's context (context propagation into AML).
+      run = new RunState(context.active(), flush)
       runs.set(runId, run)
     }
     return run
   }
 
-  function contextOf(run, record) {
-    if (record.context === undefined) record.context = trace.setSpan(run.context, record.span)
-    return record.context
-  }
-
-  function started(event) {
-    const run = runOf(event.runId)
-    const parent = event.parentSpanId === undefined ? undefined : run.spans.get(event.parentSpanId)
+  function parentContextOf(run, state) {
+    const parent = state.parent
     // A parent this listener never saw (attached mid-run) falls back to the run's context.
-    const parentContext = parent === undefined ? run.context : contextOf(run, parent)
-    const { kind, name } = event
-    const agentName = kind === "component" && !GENERIC_COMPONENTS.has(name) ? name : parent?.agentName
-    const start = now()
-    const span = tracer.startSpan(
-      spanName(kind, name, agentName),
-      { attributes: startAttributes(event, agentName), kind: SpanKind.INTERNAL, startTime: start },
-      parentContext,
-    )
-    run.spans.set(event.spanId, { agentName, context: undefined, span, start })
+    return parent === undefined || !parent.seen ? run.context : contextOf(run, parent)
   }
 
-  function ended(event) {
-    const run = runs.get(event.runId)
-    const record = run?.spans.get(event.spanId)
-    if (record === undefined) return
-    run.spans.delete(event.spanId)
-    const span = record.span
-    const end = record.start + event.durationMs
-    span.setAttributes(endAttributes(event))
-    if (event.status === "error") {
-      const type = errorType(event)
-      // AML's duration (performance.now() based) is authoritative for the end time.
-    // `error.message` is a sensitive AML attribute: only a content-capturing listener has it.
-      const message = event.attributes["error.message"]
+  function contextOf(run, state) {
+    if (state.context === undefined) state.context = trace.setSpan(run.context, spanOf(run, state))
+    return state.context
+  }
+
+  function create(run, state, attributes) {
+    const name = spanName(state.kind, state.name, state.agentName)
+    const span = tracer.startSpan(name, { attributes, kind: INTERNAL, startTime: state.start }, parentContextOf(run, state))
+    state.span = span
+    const events = state.events
+    if (events !== undefined) {
+      state.events = undefined
+      for (const [eventName, eventAttributes, time] of events) span.addEvent(eventName, eventAttributes, time)
+    }
+    return span
+  }
+
+  /** The span's OTel span, created now (with its start attributes) if it does not exist yet. */
+  function spanOf(run, state) {
+    return state.span ?? create(run, state, startAttributes(state, state.runId))
+  }
+
+  function started(runId, flush, spanId, parentSpanId, kind, name, attributes, start) {
+    const run = runOf(runId, flush)
+    let state = run.spans.get(spanId)
+    if (state === undefined) {
+      state = new SpanState()
+      run.spans.set(spanId, state)
+    }
+    const parent = parentSpanId === undefined ? undefined : run.spans.get(parentSpanId)
+    state.seen = true
+    state.id = spanId
+    state.runId = runId
+    state.parentId = parentSpanId
+    state.parent = parent
+    state.kind = kind
+    state.name = name
+    state.attributes = attributes
+    state.agentName = kind === "component" && !GENERIC_COMPONENTS.has(name) ? name : parent?.agentName
+    state.start = start
+  }
+
+  function ended(runId, spanId, kind, failed, durationMs, attributes) {
+    const run = runs.get(runId)
+    const state = run?.spans.get(spanId)
+    if (state === undefined) return
+    run.spans.delete(spanId)
+    if (!state.seen) return
+    // AML's duration (performance.now() based) is authoritative for the end time.
+    const end = state.start + durationMs
+    let span = state.span
+    if (span === undefined) span = create(run, state, addEndAttributes(startAttributes(state, runId), kind, attributes, failed))
+    else span.setAttributes(addEndAttributes({}, kind, attributes, failed))
+    if (failed) {
+      const type = errorType(attributes)
+      // `error.message` is a sensitive AML attribute: only a content-capturing listener has it.
+      const message = attributes["error.message"]
       const exception = { "exception.type": type }
       if (typeof message === "string") exception["exception.message"] = message
       span.addEvent("exception", exception, end)
       span.setStatus({ code: SpanStatusCode.ERROR, message: typeof message === "string" ? message : type })
     }
     span.end(end)
-    if (event.kind === "evaluation") runs.delete(event.runId)
+    if (kind === "evaluation") runs.delete(runId)
   }
 
-  function pointEvent(event) {
-    const record = runs.get(event.runId)?.spans.get(event.spanId)
-    if (record !== undefined) record.span.addEvent(event.name, copyAmlAttributes({}, event.attributes), now())
+  function pointEvent(runId, spanId, name, attributes, time) {
+    const state = runs.get(runId)?.spans.get(spanId)
+    if (state === undefined || !state.seen) return
+    const eventAttributes = copyAmlAttributes({}, attributes)
+    if (state.span !== undefined) state.span.addEvent(name, eventAttributes, time)
+    else (state.events ??= []).push([name, eventAttributes, time])
   }
 
+  /** The attributes of a compact record: with the sensitive ones only for a consenting exporter. */
+  function recordAttributes(attributes, sensitive) {
+    return content && sensitive !== undefined && hasKeys(sensitive) ? { ...attributes, ...sensitive } : attributes
+  }
+
+  /** The record sink (trace-sink.js, compact records): the runtime's cheap path. */
+  function sink(runId, record, control) {
+    const type = record[0]
+    delivering = true
+    try {
+      if (type === 1) ended(runId, record[1], record[2], record[3], record[4], recordAttributes(record[5], record[6]))
+      else if (type === 0) {
+        const attributes = recordAttributes(record[6], record[7])
+        started(runId, control.flush, record[1], record[2] ?? undefined, record[3], record[4], attributes, control.clockOffset + record[5])
+      } else if (type === 2) pointEvent(runId, record[1], record[2], recordAttributes(record[4], record[5]), control.clockOffset + record[3])
+    } finally {
+      delivering = false
+    }
+  }
+
+  /** AML's public events (a runtime copy without sinks, or a direct call). */
   function listener(event) {
     const type = event.type
-    if (type === "span.start") started(event)
-    else if (type === "span.end") ended(event)
-    else if (type === "event") pointEvent(event)
+    if (type === "span.start") {
+      started(event.runId, undefined, event.spanId, event.parentSpanId, event.kind, event.name, event.attributes, now())
+    } else if (type === "span.end") {
+      ended(event.runId, event.spanId, event.kind, event.status === "error", event.durationMs, event.attributes)
+    } else if (type === "event") pointEvent(event.runId, event.spanId, event.name, event.attributes, now())
   }
+
+  const LazyContext = lazyContextClass(api, {
+    resolve(run, state) {
+      // The start record may still wait in the engine's batch: deliver it first.
+      if (!state.seen && !delivering) run.flush?.()
+      return state.seen ? contextOf(run, state) : run.context
+    },
+  })
 
   function runInSpan(runId, spanId, fn) {
     const run = runs.get(runId)
-    const record = run?.spans.get(spanId)
-    return record === undefined ? fn() : context.with(contextOf(run, record), fn)
+    if (run === undefined) return fn()
+    let state = run.spans.get(spanId)
+    if (state === undefined) {
+      state = new SpanState()
+      run.spans.set(spanId, state)
+    }
+    const active = state.context ?? (state.lazy ??= new LazyContext(run, state))
+    return context.with(active, fn)
   }
 
   Object.defineProperty(listener, "captureContent", {
@@ -123,5 +235,6 @@ export function createOpenTelemetryTracer(options) {
     writable: false,
   })
   Object.defineProperty(listener, SPAN_RUNNER, { configurable: false, enumerable: false, value: runInSpan, writable: false })
+  Object.defineProperty(listener, TRACE_SINK, { configurable: false, enumerable: false, value: sink, writable: false })
   return Object.freeze(listener)
 }

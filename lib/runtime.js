@@ -65,7 +65,7 @@ export class AmlRuntime {
       // The native domain lives exactly as long as this call; detached work that outlives
       // it gets "AML evaluation domain is closed" instead of touching freed state.
       this.#domains.delete(domain)
-      domain.native.dispose()
+      domain.dispose()
     }
   }
 
@@ -81,7 +81,8 @@ export class AmlRuntime {
       if (domain.journal !== undefined) await domain.journal.load()
       rooted = true
       domain.native.openRoot()
-      domain.flushTrace()
+      // At once even for batching sinks: they read the caller's OTel context at the root span.
+      domain.drainTrace()
       result = await domain.evaluateRoot(value)
     } catch (caught) {
       failed = true
@@ -108,7 +109,7 @@ export class AmlRuntime {
       } else {
         domain.native.closeRoot()
       }
-      domain.flushTrace()
+      domain.drainTrace()
     }
     if (failed) throw error
     return result

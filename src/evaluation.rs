@@ -181,3 +181,27 @@ pub fn primitive_kinds() -> Vec<Vec<String>> {
         .map(|(kind, label)| vec![kind.to_string(), label.to_string()])
         .collect()
 }
+
+/// Pending trace records in the compact form of a record sink (`aml_engine::compact_json`;
+/// `[]` when there are none); `content` adds the sensitive attributes.
+#[napi(ts_return_type = "string")]
+pub fn drain_trace_compact(domain: u32, content: bool) -> Result<JsText> {
+    guard(|| {
+        registry::with(domain, |d| {
+            let records = d.drain_trace();
+            if records.is_empty() {
+                return Ok(JsText("[]".into()));
+            }
+            aml_engine::compact_json(&records, content)
+                .map(JsText)
+                .map_err(|e| napi::Error::from_reason(e.to_string()))
+        })
+    })
+}
+
+/// The engine's trace clock now (milliseconds, sub-millisecond precision): the clock of the
+/// records' `at` field, so a batch consumer can calibrate it against its own clock once.
+#[napi]
+pub fn trace_clock() -> f64 {
+    aml_engine::trace_clock_ms()
+}

@@ -51,5 +51,8 @@ pub use span_id::SpanId;
 pub use step::{Op, Step, TRACE_PENDING};
 pub use task::NodeKind;
 pub use text_agent::TextAgentStart;
-pub use trace::{attributes_from_json, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord};
+pub use trace::{
+    attributes_from_json, compact_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind,
+    SpanStatus, TraceRecord,
+};
 pub use workspace::Channel;

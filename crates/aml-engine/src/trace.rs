@@ -8,6 +8,7 @@
 //! Sensitive attributes travel separately from metadata so the facade can build the
 //! redacted event and, only when a listener consents, the content event.
 
+use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -109,6 +110,8 @@ pub enum TraceRecord {
         parent: Option<SpanId>,
         sequence: u64,
         timestamp: f64,
+        /// Sub-millisecond time on the monotonic trace clock (`trace_clock_ms`).
+        at: f64,
         kind: SpanKind,
         name: String,
         #[serde(serialize_with = "attrs")]
@@ -124,6 +127,7 @@ pub enum TraceRecord {
         parent: Option<SpanId>,
         sequence: u64,
         timestamp: f64,
+        at: f64,
         kind: SpanKind,
         name: String,
         status: SpanStatus,
@@ -142,6 +146,7 @@ pub enum TraceRecord {
         parent: Option<SpanId>,
         sequence: u64,
         timestamp: f64,
+        at: f64,
         name: String,
         #[serde(serialize_with = "attrs")]
         attributes: Attributes,
@@ -159,6 +164,116 @@ fn attrs<S: serde::Serializer>(list: &Attributes, s: S) -> Result<S::Ok, S::Erro
         map.serialize_entry(k, v)?;
     }
     map.end()
+}
+
+/// Records in the compact form a record sink consumes (the facade's `lib/trace-sink.js`):
+/// one JSON array per record, without the public events' `sequence` and `timestamp`.
+///
+/// - start: `[0, spanId, parentSpanId | null, kind, name, at, attributes, sensitive?]`
+/// - end: `[1, spanId, kind, failed, durationMs, attributes, sensitive?]`
+/// - point: `[2, spanId, name, at, attributes, sensitive?]`
+///
+/// `sensitive` is written only when `content` is true (a consenting sink listens), so the
+/// content of an evaluation nobody consented for never becomes JS text.
+pub fn compact_json(records: &[TraceRecord], content: bool) -> serde_json::Result<String> {
+    serde_json::to_string(&CompactRecords { records, content })
+}
+
+struct CompactRecords<'a> {
+    records: &'a [TraceRecord],
+    content: bool,
+}
+
+struct Compact<'a> {
+    record: &'a TraceRecord,
+    content: bool,
+}
+
+struct AttrsRef<'a>(&'a Attributes);
+
+impl Serialize for AttrsRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        attrs(self.0, s)
+    }
+}
+
+impl Serialize for CompactRecords<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.records.len()))?;
+        for record in self.records {
+            seq.serialize_element(&Compact {
+                record,
+                content: self.content,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Compact<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let content = self.content;
+        let mut seq = s.serialize_seq(None)?;
+        let sensitive = match self.record {
+            TraceRecord::SpanStart {
+                span_id,
+                parent,
+                at,
+                kind,
+                name,
+                attributes,
+                sensitive,
+                ..
+            } => {
+                seq.serialize_element(&0)?;
+                seq.serialize_element(span_id)?;
+                seq.serialize_element(parent)?;
+                seq.serialize_element(kind)?;
+                seq.serialize_element(name)?;
+                seq.serialize_element(at)?;
+                seq.serialize_element(&AttrsRef(attributes))?;
+                sensitive
+            }
+            TraceRecord::SpanEnd {
+                span_id,
+                kind,
+                status,
+                duration_ms,
+                attributes,
+                sensitive,
+                ..
+            } => {
+                seq.serialize_element(&1)?;
+                seq.serialize_element(span_id)?;
+                seq.serialize_element(kind)?;
+                seq.serialize_element(&(*status == SpanStatus::Error))?;
+                seq.serialize_element(&duration_ms.max(0.0))?;
+                seq.serialize_element(&AttrsRef(attributes))?;
+                sensitive
+            }
+            TraceRecord::Point {
+                span_id,
+                at,
+                name,
+                attributes,
+                sensitive,
+                ..
+            } => {
+                seq.serialize_element(&2)?;
+                seq.serialize_element(span_id)?;
+                seq.serialize_element(name)?;
+                seq.serialize_element(at)?;
+                seq.serialize_element(&AttrsRef(attributes))?;
+                sensitive
+            }
+        };
+        if content {
+            seq.serialize_element(&AttrsRef(sensitive))?;
+        }
+        seq.end()
+    }
 }
 
 /// An open span: what `span.end` must repeat from `span.start`, plus its start instant.
@@ -198,6 +313,23 @@ impl Default for Tracer {
             pending: Vec::new(),
         }
     }
+}
+
+/// The process-wide origin of the trace clock: the first time anything asked for it.
+static CLOCK_ORIGIN: OnceLock<Instant> = OnceLock::new();
+
+/// Milliseconds of `instant` on the trace clock, a monotonic clock with sub-millisecond
+/// precision. A record's `timestamp` is whole `Date.now()` milliseconds (the public event
+/// field); `at` lets an exporter that receives records in batches place them exactly: it
+/// calibrates once against its own clock with [`trace_clock_ms`].
+fn clock_ms(instant: Instant) -> f64 {
+    let origin = *CLOCK_ORIGIN.get_or_init(Instant::now);
+    instant.saturating_duration_since(origin).as_secs_f64() * 1000.0
+}
+
+/// The trace clock now (see [`clock_ms`]).
+pub fn trace_clock_ms() -> f64 {
+    clock_ms(Instant::now())
 }
 
 fn now_ms() -> f64 {
@@ -261,6 +393,7 @@ impl Tracer {
                 parent,
                 sequence,
                 timestamp: now_ms(),
+                at: clock_ms(started),
                 kind,
                 name: name.clone(),
                 attributes,
@@ -297,15 +430,17 @@ impl Tracer {
             }
         };
         let sequence = self.next_sequence();
+        let ended = Instant::now();
         self.pending.push(TraceRecord::SpanEnd {
             span_id: span.id,
             parent: span.parent,
             sequence,
             timestamp: now_ms(),
+            at: clock_ms(ended),
             kind: span.kind,
             name: span.name,
             status,
-            duration_ms: span.started.elapsed().as_secs_f64() * 1000.0,
+            duration_ms: ended.saturating_duration_since(span.started).as_secs_f64() * 1000.0,
             attributes,
             sensitive,
         });
@@ -329,6 +464,7 @@ impl Tracer {
             parent,
             sequence,
             timestamp: now_ms(),
+            at: trace_clock_ms(),
             name,
             attributes,
             sensitive,
@@ -390,6 +526,91 @@ mod tests {
         assert_eq!(json["attributes"]["error.type"], "TypeError");
         assert_eq!(json["sensitive"]["error.message"], "boom");
         assert!(json.get("parentSpanId").is_none());
+        let (start, end) = (json_at(&records[0]), json["at"].as_f64().unwrap());
+        assert!(start <= end);
+        assert!(end <= trace_clock_ms());
+        let duration = json["durationMs"].as_f64().unwrap();
+        assert!(
+            (end - start - duration).abs() < 1e-6,
+            "at ({start}, {end}) disagrees with durationMs {duration}"
+        );
+    }
+
+    #[test]
+    fn compact_records_are_positional_and_carry_sensitive_only_with_content() {
+        let mut t = Tracer::default();
+        t.set_enabled(true);
+        let parent = t.next_trace_id();
+        let id = t.next_span_id();
+        let attrs = |key: &str, value: &str| vec![(key.to_string(), AttrValue::Text(value.into()))];
+        let s = t.open(
+            id,
+            Some(parent),
+            SpanKind::Agent,
+            "Agent".into(),
+            attrs("model", "m"),
+            vec![],
+        );
+        t.point(
+            id,
+            Some(parent),
+            "capability.tool".into(),
+            attrs("name", "lookup"),
+            vec![],
+        );
+        let failure = SpanFailure {
+            error_type: "TypeError".into(),
+            message: "boom".into(),
+        };
+        t.close(
+            s,
+            Some(&failure),
+            attrs("provider", "p"),
+            attrs("output", "secret"),
+        );
+        let records = t.drain();
+        let redacted: serde_json::Value =
+            serde_json::from_str(&compact_json(&records, false).unwrap()).unwrap();
+        let start_at = json_at(&records[0]);
+        let point_at = serde_json::to_value(&records[1]).unwrap()["at"]
+            .as_f64()
+            .unwrap();
+        let duration = serde_json::to_value(&records[2]).unwrap()["durationMs"]
+            .as_f64()
+            .unwrap();
+        assert_eq!(
+            redacted,
+            serde_json::json!([
+                [0, "span-1", "trace-1", "agent", "Agent", start_at, { "model": "m" }],
+                [2, "span-1", "capability.tool", point_at, { "name": "lookup" }],
+                [1, "span-1", "agent", true, duration, { "provider": "p", "error.type": "TypeError" }],
+            ])
+        );
+        let content: serde_json::Value =
+            serde_json::from_str(&compact_json(&records, true).unwrap()).unwrap();
+        assert_eq!(
+            content[2][6],
+            serde_json::json!({ "output": "secret", "error.message": "boom" })
+        );
+        assert_eq!(content[0][7], serde_json::json!({}));
+        let root = t.open(
+            SpanId::ROOT,
+            None,
+            SpanKind::Evaluation,
+            "evaluate".into(),
+            vec![],
+            vec![],
+        );
+        drop(root);
+        let root_json: serde_json::Value =
+            serde_json::from_str(&compact_json(&t.drain(), false).unwrap()).unwrap();
+        assert_eq!(root_json[0][2], serde_json::Value::Null);
+    }
+
+    fn json_at(record: &TraceRecord) -> f64 {
+        serde_json::to_value(record).unwrap()["at"]
+            .as_f64()
+            .unwrap()
     }
 
     #[test]

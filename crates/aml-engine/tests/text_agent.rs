@@ -32,13 +32,14 @@ fn summary(plan: &aml_engine::AgentPlan) -> ([String; 4], Vec<String>) {
     (parts, plan.follow_ups.clone())
 }
 
-/// The trace without timestamps and durations, which differ between two runs.
+/// The trace without timestamps, trace-clock times and durations, which differ between two runs.
 fn shape(domain: &mut Domain) -> Vec<serde_json::Value> {
     let mut records = serde_json::to_value(domain.drain_trace()).unwrap();
     for record in records.as_array_mut().unwrap() {
         let record = record.as_object_mut().unwrap();
         record.remove("timestamp");
         record.remove("durationMs");
+        record.remove("at");
     }
     records.as_array().unwrap().clone()
 }
