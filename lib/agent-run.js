@@ -6,7 +6,7 @@ import { callAgentProvider, createExecutionContext, providerFailure, readText, s
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
-import { runJournaledAgent } from "./journal-agent.js"
+import { agentJournalStep, runJournaledAgent } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { grantedTool } from "./tool-instrumentation.js"
 
@@ -58,9 +58,14 @@ export function sandboxHandshake(domain, task, entry) {
 
 /**
  * Runs the Agent on top of `task`, whose entry (from readAgentProps) is `entry`.
- * Resolves with the engine's next step code.
+ * Resolves with the engine's next step code (a journal replay returns it at once).
  */
 export function runAgent(domain, task, entry, structured) {
+  // A journaled evaluation (docs/JOURNAL.md) may replay the Agent before any request exists.
+  if (domain.journal !== undefined) {
+    const replayed = agentJournalStep(domain, task, structured)
+    if (replayed >= 0) return replayed
+  }
   const native = domain.native
   const plan = native.agentPlan(task)
   const spanId = plan[0]

@@ -1,8 +1,13 @@
 // A ready Agent in a journaled evaluation (docs/JOURNAL.md): answered from the journal when
 // its position holds an entry for the same request digest, otherwise run as usual (and
 // counted against maxAgentCalls, which only counts real provider calls) and recorded once it
-// settled. agent-run.js hands over with one branch after building the request, so an
-// evaluation without a journal never reaches this file.
+// settled. An evaluation without a journal never reaches this file.
+//
+// agentJournalStep runs first, before runAgent builds anything: the engine computes the key
+// and digest from the Agent's plan and, for a plain-text entry, replays the Agent itself
+// (src/journal_hot.rs) — no request, provider call, scheduler slot or promise. Everything
+// else (recording, divergence, structured answers, Loop state calls) comes back to
+// runJournaledAgent once runAgent built the request.
 //
 // A replayed Agent keeps its span (with `journal.replayed: true` and a `journal.replay`
 // event), its place in the output and its Loop state patches: the `aml_set_state` calls the
@@ -12,7 +17,7 @@
 import { callAgentProvider, createExecutionContext, readText } from "./agent-call.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
-import { agentDigest } from "./journal-digest.js"
+import { agentExtra } from "./journal-digest.js"
 import { journalMarkReplayed } from "./native.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { snapshotJson } from "./stable-json.js"
@@ -77,22 +82,35 @@ async function callProvider(domain, task, entry, structured, request, label, lea
   }
 }
 
+/**
+ * The journal's first look at the ready Agent on top of `task`: the engine's next step code
+ * when it replayed the Agent natively, else -1 (runAgent goes on and hands over to
+ * runJournaledAgent with what the engine found).
+ */
+export function agentJournalStep(domain, task, structured) {
+  const session = domain.journal
+  const step = session.agentStep(task, agentExtra(domain, task, structured))
+  if (typeof step === "number") return step
+  session.step = step
+  return -1
+}
+
 /** Same contract as runAgent: resolves with the engine's next step code. */
 export async function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
   const session = domain.journal
   const native = domain.native
   const { spanId, parentSpanId } = request.trace
-  const key = session.agentKey(task)
-  const digest = agentDigest(entry.provider.name, request)
-  const recorded = session.lookup(key, "agent")
+  const [key, digest, status] = session.step
+  session.step = undefined
+  // status: the entry's slot (same request), -2 (another request: divergence) or -1 (none).
+  const replay = status >= 0
   const owned = runtimeTools(domain, refs)
-  const replay = recorded !== undefined && recorded.digest === digest
   let response
   let stateCalls
   if (replay) {
     journalMarkReplayed(native.id, task)
     session.replayed(spanId, parentSpanId, "agent", key)
-    const recordedValue = recorded.value
+    const recordedValue = session.entry(status).value
     response = recordedValue.structured === undefined ? recordedValue : { structured: recordedValue.structured, text: "" }
     const calls = recordedValue.stateCalls
     try {
@@ -103,7 +121,7 @@ export async function runJournaledAgent(domain, task, entry, structured, request
     // As after a live call: an abort that landed meanwhile wins over the recorded answer.
     if (domain.signal.aborted) throw domain.signal.reason
   } else {
-    if (recorded !== undefined) session.diverged(spanId, parentSpanId, "agent", key)
+    if (status === -2) session.diverged(spanId, parentSpanId, "agent", key)
     try {
       session.reserveCall(spanId)
     } catch (error) {
