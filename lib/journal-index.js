@@ -1,8 +1,8 @@
 // The native index of a journal's entries (src/journal_index.rs, docs/JOURNAL.md): what lets
 // a replayed Agent be answered inside the engine (src/journal_hot.rs) without a request or a
 // provider call. The built-in journals (journal-memory.js, journal-file.js) keep one for
-// their whole life and update it on every append; any other journal's entries are indexed
-// once per evaluation (journal-session.js).
+// their whole life, brought up to date with their appends when an evaluation starts; any
+// other journal's entries are indexed once per evaluation (journal-session.js).
 //
 // An entry is filed with its slot (its index in the journal's list of entries, where the
 // facade finds it again) and, for a plain-text Agent answer, its text.
@@ -42,18 +42,30 @@ export class JournalIndex {
     this.id = this.handle.id
     /** The journal's entries; an entry's slot is its index here. */
     this.list = []
+    /** How many of `list` are filed natively (or were found not to be records). */
+    this.indexed = 0
     /** Set when an entry was not a record: evaluations with this journal reject. */
     this.invalid = false
   }
 
-  /** Appends `entry` to the list and, when it is a record, to the index (later wins). */
+  /**
+   * Appends `entry`. It is filed when the next evaluation starts (sync): a recording run
+   * looks each position up once, before it records, so appends need no index until then.
+   */
   add(entry) {
-    const slot = this.list.push(entry) - 1
-    if (!isEntry(entry)) {
-      this.invalid = true
-      return
+    this.list.push(entry)
+  }
+
+  /** Files the entries appended since the last sync (a later entry for a key wins). */
+  sync() {
+    const list = this.list
+    for (let slot = this.indexed; slot < list.length; slot++) {
+      const entry = list[slot]
+      if (isEntry(entry)) journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
+      else this.invalid = true
     }
-    journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
+    this.indexed = list.length
+    if (this.invalid) throw new TypeError(INVALID_ENTRIES)
   }
 }
 

@@ -28,10 +28,10 @@ export class JournalSession {
   }
 
   async load() {
-    // A built-in journal's index is kept up to date by its appends: nothing to read.
+    // A built-in journal keeps its index: only entries appended since are filed.
     const kept = builtInIndex(this.journal)
     if (kept !== undefined) {
-      if (kept.invalid) throw new TypeError(INVALID_ENTRIES)
+      kept.sync()
       this.index = kept
       return
     }
@@ -45,6 +45,7 @@ export class JournalSession {
       if (!isEntry(entry)) throw new TypeError(INVALID_ENTRIES)
       index.add(entry)
     }
+    index.sync()
     this.index = index
   }
 
@@ -83,8 +84,8 @@ export class JournalSession {
 
   /** Appends a settled step; a journal whose append returns a promise is awaited. */
   record(key, kind, digest, value) {
-    // A built-in journal indexes it; another journal's per-run index does not need it:
-    // every position is looked up once per evaluation, before it records.
+    // Not filed in this run's index: every position is looked up once per evaluation,
+    // before it records (a built-in journal files it when the next evaluation starts).
     const entry = Object.freeze({ digest, key, kind, value: Object.freeze(value) })
     const appended = this.journal.append(entry)
     return appended !== null && typeof appended?.then === "function" ? appended : undefined
