@@ -56,7 +56,8 @@ export function readAgentProps(props, runtimeProvider, sandbox) {
 const DEFAULT_ENTRIES = new WeakMap()
 const NO_PROVIDER_ENTRY = Object.freeze({ permissions: DEFAULT_PERMISSIONS })
 
-function defaultEntry(provider) {
+/** The shared frozen entry of an Agent with no props but its children (agent-direct.js too). */
+export function defaultEntry(provider) {
   if (provider === undefined) return NO_PROVIDER_ENTRY
   let entry = DEFAULT_ENTRIES.get(provider)
   if (entry === undefined) {

@@ -2,12 +2,15 @@
 // execution context from the engine's plan, wait for a scheduler slot, call the provider
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
-import { callAgentProvider, createExecutionContext, providerFailure, readText, startProvider } from "./agent-call.js"
+import { callAgentProvider, createExecutionContext, providerFailure, readText, startProviderThen } from "./agent-call.js"
+import { failDirect, finishDirect, stepFailure } from "./agent-direct.js"
+import { defaultEntry } from "./agent-props.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
-import { agentJournalStep, runJournaledAgent } from "./journal-agent.js"
+import { agentJournalStep, enterJournaledTextAgent, runJournaledAgent, settleJournaledText } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
+import { nodeIdentity } from "./node.js"
 import { grantedTool } from "./tool-instrumentation.js"
 
 const EMPTY = Object.freeze([])
@@ -66,8 +69,41 @@ export function runAgent(domain, task, entry, structured) {
     const replayed = agentJournalStep(domain, task, structured)
     if (replayed >= 0) return replayed
   }
+  return runPlanned(domain, task, entry, structured, domain.native.agentPlan(task), false)
+}
+
+/**
+ * Evaluates the text-only Agent `node` as the fresh nested task `task` on the one-call path
+ * (agent-direct.js) and returns the promise of the task's text, which no AML code observes:
+ * `settled(failed, error)` does the caller's bookkeeping inside the settling reaction
+ * instead. A failure before the provider call is thrown (the task already failed).
+ */
+export function runTextAgent(domain, task, node, prompt, settled) {
+  try {
+    const provider = domain.options.agentProvider
+    let plan
+    if (domain.journal === undefined) {
+      plan = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+    } else {
+      // A journaled evaluation (docs/JOURNAL.md) enters it and may replay it in one call.
+      plan = enterJournaledTextAgent(domain, task, node, provider, prompt, settled)
+      if (plan instanceof Promise) return plan
+    }
+    if (typeof plan === "number") throw stepFailure(domain, task, plan)
+    if (domain.tracing) domain.flushTrace()
+    return runPlanned(domain, task, defaultEntry(provider), undefined, plan, settled)
+  } catch (error) {
+    throw failDirect(domain, task, error)
+  }
+}
+
+/**
+ * Runs the Agent whose ready `plan` (native agentPlan) is on top of `task`. `direct` is
+ * false, or the `settled` callback of runTextAgent: the task holds only this Agent, and the
+ * promise resolves with its text.
+ */
+function runPlanned(domain, task, entry, structured, plan, direct) {
   const native = domain.native
-  const plan = native.agentPlan(task)
   const spanId = plan[0]
   const provider = entry.provider
   const label = new AgentLabel(provider.name, spanId)
@@ -97,34 +133,68 @@ export function runAgent(domain, task, entry, structured) {
   request.trace = trace
   Object.freeze(request)
   // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
-  if (domain.journal !== undefined) return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
+  if (domain.journal !== undefined) {
+    const running = runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
+    return direct === false ? running : settleJournaledText(domain, task, running, direct)
+  }
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks[task] > 0
   const waiting = domain.agentSlot(task, label)
   if (waiting === undefined && skillRefs.length === 0 && structured === undefined) {
     // The common case: a slot at once, nothing staged, plain text.
-    return startProvider(domain, provider, request, context).then(
+    return startProviderThen(
+      domain,
+      provider,
+      request,
+      context,
       (response) => {
         const aborted = domain.signal.aborted
         lease.open = false
         domain.releaseAgentSlot()
-        if (aborted) throw domain.signal.reason
-        return finishText(domain, task, response, label)
+        if (direct === false) {
+          if (aborted) throw domain.signal.reason
+          return finishText(domain, task, response, label)
+        }
+        let text
+        try {
+          if (aborted) throw domain.signal.reason
+          text = finishDirectText(domain, task, response, label)
+        } catch (error) {
+          throw failedDirect(domain, task, error, direct)
+        }
+        direct(false)
+        return text
       },
       (error) => {
         const failure = providerFailure(domain, local, error, label)
         lease.open = false
         domain.releaseAgentSlot()
-        throw failure
+        throw direct === false ? failure : failedDirect(domain, task, failure, direct)
       },
     )
   }
-  return runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label)
+  const queued = runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label, direct !== false)
+  if (direct === false) return queued
+  return queued.then(
+    (text) => {
+      direct(false)
+      return text
+    },
+    (error) => {
+      throw failedDirect(domain, task, error, direct)
+    },
+  )
+}
+
+function failedDirect(domain, task, error, settled) {
+  failDirect(domain, task, error)
+  settled(true, error)
+  return error
 }
 
 /** The provider call of an Agent that waited for a slot, stages Skills or is structured. */
-async function runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label) {
+async function runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label, direct) {
   if (waiting !== undefined) await waiting
   let response
   try {
@@ -145,7 +215,13 @@ async function runQueued(domain, task, waiting, skillRefs, structured, provider,
     const value = await structured.accept(response, label)
     return domain.native.agentDone(task, "", structured.output(value))
   }
-  return finishText(domain, task, response, label)
+  return direct ? finishDirectText(domain, task, response, label) : finishText(domain, task, response, label)
+}
+
+/** The one-call path's result: the task's text (agent-direct.js). */
+function finishDirectText(domain, task, response, label) {
+  const text = masked(readText, response, label)
+  return finishDirect(domain, task, text, domain.tracing ? text : "")
 }
 
 function finishText(domain, task, response, label) {

@@ -59,12 +59,7 @@ export class ComponentScope {
   evaluate(value, schema) {
     if (!this.active || this.domain.closed) throw new EvaluationError(ONLY_ACTIVE)
     if (schema !== undefined) return this.track(this.domain.evaluateStructured(this, value, schema))
-    // The task's settle reaction (domain.js) does the bookkeeping of track() below.
-    const pending = (this.pending ??= new Map())
-    const promise = this.domain.evaluateNested(this.task, value, this.env, this)
-    const caller = promise.then()
-    pending.set(promise, caller)
-    return caller
+    return this.domain.evaluateLocal(this, value)
   }
 
   /** Context lookup for useContext() (lib/context.js), with this invocation's bindings. */

@@ -4,6 +4,8 @@
 
 import { randomUUID } from "node:crypto"
 
+import { textAgentPrompt } from "./agent-direct.js"
+import { runTextAgent } from "./agent-run.js"
 import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
@@ -200,6 +202,51 @@ export class EvaluationDomain {
         },
       )
     }
+    return running
+  }
+
+  /**
+   * `evaluate(value)` from the component whose ComponentScope is `scope`: the promise its
+   * caller gets. The nested task's settle reaction does the scope's bookkeeping (track()
+   * in component-scope.js); a text-only Agent does it inside its own (runTextAgent).
+   */
+  evaluateLocal(scope, value) {
+    const prompt = this.signal.aborted ? undefined : textAgentPrompt(this, value, scope.env)
+    const pending = (scope.pending ??= new Map())
+    if (prompt === undefined) {
+      const promise = this.evaluateNested(scope.task, value, scope.env, scope)
+      const caller = promise.then()
+      pending.set(promise, caller)
+      return caller
+    }
+    const task = this.native.newTask(scope.task)
+    const local = this.localTasks
+    const owner = ++this.lastLocalRun
+    local[task] = owner
+    const order = scope.started++
+    const tasks = this.running
+    let running
+    const settled = (failed, error) => {
+      tasks.delete(running)
+      if (local[task] === owner) local[task] = 0
+      if (failed) scope.nestedFailed(running, error, order)
+      else pending.delete(running)
+    }
+    try {
+      running = runTextAgent(this, task, value, prompt, settled)
+    } catch (error) {
+      // Failed before its provider call: bookkeeping as for any nested task, and the
+      // caller's own promise, unobserved, is the caller's unhandled rejection.
+      if (local[task] === owner) local[task] = 0
+      running = Promise.reject(error)
+      running.then(undefined, (reason) => scope.nestedFailed(running, reason, order))
+      const caller = running.then()
+      pending.set(running, caller)
+      return caller
+    }
+    // No AML code observes `running`: it is the caller's promise itself.
+    tasks.add(running)
+    pending.set(running, running)
     return running
   }
 

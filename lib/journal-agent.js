@@ -15,10 +15,12 @@
 // Loop's state advances exactly as it did.
 
 import { callAgentProvider, createExecutionContext, readText } from "./agent-call.js"
+import { failDirect, stepFailure } from "./agent-direct.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { agentExtra } from "./journal-digest.js"
-import { journalMarkReplayed } from "./native.js"
+import { journalMarkReplayed, journalTextAgent } from "./native.js"
+import { nodeIdentity } from "./node.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { snapshotJson } from "./stable-json.js"
 
@@ -93,6 +95,62 @@ export function agentJournalStep(domain, task, structured) {
   if (typeof step === "number") return step
   session.step = step
   return -1
+}
+
+const OP_DONE = 0
+const TRACE_PENDING = 16
+
+/** The text of a direct task (agent-direct.js) whose Agent completed with step `code`. */
+function directText(domain, task, code) {
+  if ((code & 15) !== OP_DONE) throw stepFailure(domain, task, code)
+  if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
+  return domain.native.finish(task)
+}
+
+/**
+ * The one-call path (agent-direct.js, runTextAgent) in a journaled evaluation: the Agent is
+ * entered, looked up and, when a text entry matches, replayed and its task finished in one
+ * engine call (src/journal_hot.rs). Returns a promise of the replayed task's text, a step
+ * code (a step other than the expected one), or the plan for runTextAgent to run. A
+ * replay's `settled(false)` runs before any reaction of the caller's, as it would in the
+ * settling reaction of a live call.
+ */
+export function enterJournaledTextAgent(domain, task, node, provider, prompt, settled) {
+  const session = domain.journal
+  const native = domain.native
+  const answer = journalTextAgent(native.id, session.index.id, task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+  if (typeof answer === "string") {
+    if (domain.tracing) domain.flushTrace()
+    queueMicrotask(() => settled(false))
+    return Promise.resolve(answer)
+  }
+  if (typeof answer === "number") return answer
+  session.step = answer
+  return native.agentPlan(task)
+}
+
+/** runJournaledAgent's `running` step code as the one-call path's text (runTextAgent). */
+export function settleJournaledText(domain, task, running, settled) {
+  const failed = (error) => {
+    failDirect(domain, task, error)
+    settled(true, error)
+    return error
+  }
+  return running.then(
+    (code) => {
+      let text
+      try {
+        text = directText(domain, task, code)
+      } catch (error) {
+        throw failed(error)
+      }
+      settled(false)
+      return text
+    },
+    (error) => {
+      throw failed(error)
+    },
+  )
 }
 
 /** Same contract as runAgent: resolves with the engine's next step code. */

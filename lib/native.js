@@ -128,7 +128,9 @@ const {
   currentSpan,
   empty,
   enterAgent,
+  enterTextAgent,
   finish,
+  finishTextAgent,
   newTask,
   node,
   openSpan,
@@ -152,7 +154,7 @@ export const {
   journalToolKey,
   liveJournalIndexes,
 } = binding
-export const { journalAgent, journalIndexAdd } = binding.journalHotPath()
+export const { journalAgent, journalIndexAdd, journalTextAgent } = binding.journalHotPath()
 const { claimWorkspace, primitiveChannel } = binding
 
 export class NativeEvaluation {
@@ -285,6 +287,14 @@ export class NativeEvaluation {
   }
   agentDone(task, value, output) {
     return agentDone(this.id, task, value, output)
+  }
+  /** `evaluate(<Agent>prompt</Agent>)` entered in one call: the plan array, or a step code. */
+  enterTextAgent(task, identity, hasProvider, provider, prompt) {
+    return enterTextAgent(this.id, task, identity, hasProvider, provider, prompt)
+  }
+  /** The one-call Agent's result: the task's output string, or a step code. */
+  finishTextAgent(task, value, output) {
+    return finishTextAgent(this.id, task, value, output)
   }
   scheduleAgent(task) {
     return scheduleAgent(this.id, task)

@@ -67,18 +67,19 @@ class Open {
   }
 }
 
+/** Opens a container; `active` is null for the root, which has no ancestors. */
 function open(value, label, parent, key, active) {
-  if (active.has(value)) throw notJson(label, "a cycle")
+  if (active !== null && active.has(value)) throw notJson(label, "a cycle")
   if (isArray(value)) {
     if (Object.getPrototypeOf(value) !== arrayPrototype) throw notJson(label, "a non-plain object")
     const length = value.length
     for (let i = 0; i < length; i++) if (!(i in value)) throw notJson(label, "a sparse array")
-    active.add(value)
+    if (active !== null) active.add(value)
     return new Open(value, new Array(length), null, parent, key)
   }
   if (!isPlainObject(value)) throw notJson(label, "a non-plain object")
   if (Object.getOwnPropertySymbols(value).length > 0) throw notJson(label, "symbol keys")
-  active.add(value)
+  if (active !== null) active.add(value)
   return new Open(value, {}, Object.keys(value).sort(), parent, key)
 }
 
@@ -89,10 +90,29 @@ function open(value, label, parent, key, active) {
 export function snapshotJson(value, label) {
   const scalar = leaf(value, label)
   if (scalar !== undefined || value === null) return scalar
-  // Ancestors on the path being copied: a shared (acyclic) reference is fine, a loop is not.
-  const active = new Set()
-  const root = open(value, label, null, null, active)
-  const stack = [root]
+  // The root's scalar members are copied without the walk's stack and ancestor set (the
+  // common Tool input and output is one flat object); the first container hands over.
+  const root = open(value, label, null, null, null)
+  const source = root.source
+  const keys = root.keys
+  const length = keys === null ? source.length : keys.length
+  while (root.index < length) {
+    const key = keys === null ? root.index : keys[root.index]
+    root.index++
+    const child = source[key]
+    const childScalar = leaf(child, label)
+    if (childScalar !== undefined || child === null) {
+      setKey(root.copy, key, childScalar)
+      continue
+    }
+    // Ancestors on the path being copied: a shared (acyclic) reference is fine, a loop is not.
+    const active = new Set([source])
+    return walk([root, open(child, label, root, key, active)], active, label, root)
+  }
+  return freeze(root.copy)
+}
+
+function walk(stack, active, label, root) {
   while (stack.length > 0) {
     const top = stack[stack.length - 1]
     const source = top.source

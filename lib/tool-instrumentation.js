@@ -47,8 +47,18 @@ function contentOf(domain, name, snapshot) {
 /**
  * Runs `port` with `input` under a new `tool` span whose parent is `parentSpanId`.
  * `signal` is what the executor receives; it and the evaluation's signal cancel the call.
+ * Not async: a synchronous Tool settles its span at once and costs one promise. Never
+ * throws: every failure rejects.
  */
-export async function runToolSpan(domain, port, input, parentSpanId, signal) {
+export function runToolSpan(domain, port, input, parentSpanId, signal) {
+  try {
+    return startToolSpan(domain, port, input, parentSpanId, signal)
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+function startToolSpan(domain, port, input, parentSpanId, signal) {
   // The transport snapshot is taken before the span opens so the span can carry it; a
   // failure still gets its span, which then fails with the ToolInputError (§2.3).
   let snapshot
@@ -59,26 +69,46 @@ export async function runToolSpan(domain, port, input, parentSpanId, signal) {
     inputError = error
   }
   const spanId = domain.openSpan("tool", port.name, parentSpanId, { sensitive: contentOf(domain, "input", snapshot) })
-  const trace = Object.freeze({ parentSpanId, runId: domain.runId, spanId })
-  let output
+  const evaluation = domain.signal
+  let running
   try {
     if (inputError !== undefined) throw inputError
     if (signal.aborted) throw signal.reason
-    const evaluation = domain.signal
     if (evaluation.aborted) throw evaluation.reason
     // The executor gets `signal` itself (TL-3: a provider-narrowed signal reaches it as the
-    // same object). The evaluation's abort is raced out here instead, through the domain's
+    // same object). The evaluation's abort is raced out below instead, through the domain's
     // one abort listener, so many concurrent calls do not pile listeners onto its signal.
+    const trace = Object.freeze({ parentSpanId, runId: domain.runId, spanId })
     const executionContext = Object.freeze({ signal, trace })
-    const running =
+    // A port from an older SDK copy has only the always-asynchronous `invoke`.
+    const invoke = port.invokeDirect ?? port.invoke
+    running =
       domain.spanRunner === undefined
-        ? masked(port.invoke, snapshot, executionContext)
-        : inSpan(domain, spanId, () => masked(port.invoke, snapshot, executionContext))
-    output = await domain.race(signal === evaluation ? running : raceSignal(running, signal))
+        ? masked(invoke, snapshot, executionContext)
+        : inSpan(domain, spanId, () => masked(invoke, snapshot, executionContext))
   } catch (error) {
-    if (!domain.closed) domain.closeSpan(spanId, true, error)
-    throw error
+    return Promise.reject(failToolSpan(domain, spanId, error))
   }
+  if (!(running instanceof Promise)) return Promise.resolve(closeToolSpan(domain, spanId, running))
+  return settleToolSpan(domain, spanId, signal === evaluation ? running : raceSignal(running, signal))
+}
+
+async function settleToolSpan(domain, spanId, running) {
+  let output
+  try {
+    output = await domain.race(running)
+  } catch (error) {
+    throw failToolSpan(domain, spanId, error)
+  }
+  return closeToolSpan(domain, spanId, output)
+}
+
+function failToolSpan(domain, spanId, error) {
+  if (!domain.closed) domain.closeSpan(spanId, true, error)
+  return error
+}
+
+function closeToolSpan(domain, spanId, output) {
   if (!domain.closed) domain.closeSpan(spanId, false, undefined, undefined, contentOf(domain, "output", output))
   return output
 }

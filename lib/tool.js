@@ -14,6 +14,9 @@
 //   invoke(snapshot, context)        normalise + validate input, execute, validate and
 //                                    snapshot output → Promise of frozen JSON (not raced
 //                                    against cancellation: the caller does that)
+//   invokeDirect(snapshot, context)  the same, but frozen JSON itself when every step was
+//                                    synchronous, and failures thrown synchronously there
+//                                    (newer copies; callers fall back to invoke)
 //   run(input, context)              snapshotInput, invoke, raced against context.signal
 //                                    (the public execute)
 
@@ -21,6 +24,7 @@ import { storage } from "./component-scope.js"
 import { EvaluationError, TOOLS_ONLY_ACTIVE, ToolInputError, ToolOutputError } from "./errors.js"
 import { captureSchema, generateJsonSchema, requireJsonSchema, validate } from "./standard-schema.js"
 import { snapshotJson } from "./stable-json.js"
+import { settle } from "./thenable.js"
 import { raceSignal } from "./tool-instrumentation.js"
 import { toolRegistry } from "./tool-registry.js"
 
@@ -85,33 +89,84 @@ class ToolPipeline {
     throw new ToolInputError(`Tool "${this.name}" input failed schema validation`, { cause: first.issues })
   }
 
-  async checkOutput(raw) {
+  /** The output schema's read result, or a Promise of it (like `check`). */
+  checkOutput(raw) {
+    const failed = (cause) => new ToolOutputError(`Tool "${this.name}" output schema failed`, { cause })
     let result
     try {
       result = validate(this.output, raw)
-      if (result instanceof Promise) result = await result
     } catch (cause) {
-      throw new ToolOutputError(`Tool "${this.name}" output schema failed`, { cause })
+      throw failed(cause)
     }
+    if (!(result instanceof Promise)) return this.acceptOutput(result)
+    return result.then(
+      (read) => this.acceptOutput(read),
+      (cause) => {
+        throw failed(cause)
+      },
+    )
+  }
+
+  acceptOutput(result) {
     if (!result.ok) {
       throw new ToolOutputError(`Tool "${this.name}" output failed schema validation`, { cause: result.issues })
     }
     return result.value
   }
 
-  async pipeline(snapshot, context) {
-    // TL-3 step 2: a value that satisfies the schema is used unchanged.
-    let first = this.check(snapshot)
-    if (first instanceof Promise) first = await first
-    const input = first.ok ? first.value : await this.retry(snapshot, first)
-    // Only now, with valid input, does the authored executor run.
-    let value = await this.execute.call(undefined, input, context)
-    if (this.output !== undefined) value = await this.checkOutput(value)
+  /** The transport snapshot of the executor's (validated) result. */
+  snapshotOutput(value) {
     try {
       return snapshotJson(value, "Tool output")
     } catch (cause) {
       throw new ToolOutputError(`Tool "${this.name}" output is not valid JSON`, { cause })
     }
+  }
+
+  /**
+   * TL-3 after the input snapshot: validate, execute, validate the output, snapshot it.
+   * Returns the output snapshot, or a Promise of it when a validator or the executor is
+   * asynchronous; a synchronous Tool thus costs no promise here. Failures are thrown
+   * synchronously on the synchronous path: callers (runToolSpan, run) turn them into
+   * rejections.
+   */
+  pipeline(snapshot, context) {
+    // TL-3 step 2: a value that satisfies the schema is used unchanged.
+    const first = this.check(snapshot)
+    if (first instanceof Promise || !first.ok) return this.pipelineAfterRetry(snapshot, first, context)
+    return this.executeWith(first.value, context)
+  }
+
+  /** The port's `invoke`: the pipeline's outcome, always as a Promise. */
+  invoke(snapshot, context) {
+    try {
+      return Promise.resolve(this.pipeline(snapshot, context))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  async pipelineAfterRetry(snapshot, pending, context) {
+    const first = await pending
+    const input = first.ok ? first.value : await this.retry(snapshot, first)
+    return this.executeWith(input, context)
+  }
+
+  executeWith(input, context) {
+    // Only now, with valid input, does the authored executor run.
+    const value = this.execute.call(undefined, input, context)
+    if (value !== null && (typeof value === "object" || typeof value === "function")) {
+      // What `await` would do: `then` read once, a thenable adopted in a later microtask.
+      const then = value.then
+      if (typeof then === "function") return settle(value, then).then((settled) => this.finishOutput(settled))
+    }
+    return this.finishOutput(value)
+  }
+
+  finishOutput(value) {
+    if (this.output === undefined) return this.snapshotOutput(value)
+    const checked = this.checkOutput(value)
+    return checked instanceof Promise ? checked.then((valid) => this.snapshotOutput(valid)) : this.snapshotOutput(checked)
   }
 
   /**
@@ -129,7 +184,13 @@ class ToolPipeline {
       return Promise.reject(error)
     }
     if (signal instanceof AbortSignal && signal.aborted) return Promise.reject(signal.reason)
-    const running = this.pipeline(snapshot, context)
+    let running
+    try {
+      running = this.pipeline(snapshot, context)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (!(running instanceof Promise)) return Promise.resolve(running)
     return signal instanceof AbortSignal ? raceSignal(running, signal) : running
   }
 }
@@ -138,7 +199,8 @@ function createPort(name, description, inputSchema, validInputSchema, pipeline) 
   return Object.freeze({
     description,
     inputSchema,
-    invoke: (snapshot, context) => pipeline.pipeline(snapshot, context),
+    invoke: (snapshot, context) => pipeline.invoke(snapshot, context),
+    invokeDirect: (snapshot, context) => pipeline.pipeline(snapshot, context),
     name,
     run: (input, context) => pipeline.run(input, context),
     snapshotInput: (input) => pipeline.snapshotInput(input),

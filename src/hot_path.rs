@@ -3,7 +3,9 @@
 //! [`hot_path`] once; they keep the argument order and results of the `#[napi]` functions
 //! they replace, and every one runs inside `guard` (a panic becomes a thrown JS error).
 
-use aml_engine::{AgentEntry, AttrValue, NodeKind, SpanFailure, SpanKind};
+use aml_engine::{
+    AgentEntry, AgentPlan, AttrValue, NodeKind, SpanFailure, SpanKind, TextAgentStart,
+};
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Env, Error, Result};
@@ -143,21 +145,80 @@ raw_callback!(enter_agent, |env, info| {
     u32_value(env, code.encode())
 });
 
-// The ready plan of the Agent on top: [spanId, parentSpanId, prompt, system, ...followUps].
+/// What the facade reads of a ready plan: [spanId, parentSpanId, prompt, system, ...followUps].
+fn plan_parts(plan: &AgentPlan) -> Vec<String> {
+    let mut out = Vec::with_capacity(4 + plan.follow_ups.len());
+    out.push(plan.span_id.to_string());
+    out.push(plan.parent_span.to_string());
+    out.push(plan.prompt().to_string());
+    out.push(plan.system());
+    out.extend(plan.follow_ups.iter().cloned());
+    out
+}
+
+// The ready plan of the Agent on top (see `plan_parts`).
 raw_callback!(agent_plan, |env, info| {
     let [domain, task] = args::<2>(env, info)?;
     let (domain, task) = (u32_arg(env, domain)?, u32_arg(env, task)?);
     let parts = registry::with(domain, |d| {
-        let plan = d.agent_plan(task).map_err(engine_error)?;
-        let mut out = Vec::with_capacity(4 + plan.follow_ups.len());
-        out.push(plan.span_id.to_string());
-        out.push(plan.parent_span.to_string());
-        out.push(plan.prompt().to_string());
-        out.push(plan.system());
-        out.extend(plan.follow_ups.iter().cloned());
-        Ok(out)
+        Ok(plan_parts(d.agent_plan(task).map_err(engine_error)?))
     })?;
     string_array(env, &parts)
+});
+
+/// How a one-call Agent step ended: the ready plan's parts, or the step it stopped at.
+enum Started {
+    Ready(Vec<String>),
+    Stopped(u32),
+}
+
+// `evaluate(<Agent>prompt</Agent>)` entered in one call (aml_engine::TextAgentStart): the
+// plan's parts when ready, else the step code the driver would have got.
+raw_callback!(enter_text_agent, |env, info| {
+    let [domain, task, identity, has_provider, provider, prompt] = args::<6>(env, info)?;
+    let (domain, task) = (u32_arg(env, domain)?, u32_arg(env, task)?);
+    let identity = identity_of(f64_arg(env, identity)?);
+    let entry = AgentEntry {
+        has_provider: bool_arg(env, has_provider)?,
+        provider: optional_string(env, provider)?,
+        ..AgentEntry::default()
+    };
+    let started = with_strings(|buffers| {
+        read_string(env, prompt, &mut buffers[0])?;
+        registry::with(domain, |d| {
+            match d
+                .enter_text_agent(task, identity, entry, &buffers[0])
+                .map_err(engine_error)?
+            {
+                TextAgentStart::Ready(plan) => Ok(Started::Ready(plan_parts(plan))),
+                TextAgentStart::Stopped(step) => Ok(Started::Stopped(step.encode())),
+            }
+        })
+    })?;
+    match started {
+        Started::Ready(parts) => string_array(env, &parts),
+        Started::Stopped(code) => u32_value(env, code),
+    }
+});
+
+// The one-call Agent's result: the task's output (the task is released), or the step code
+// when landing it did not complete the task.
+raw_callback!(finish_text_agent, |env, info| {
+    let [domain, task, text, output] = args::<4>(env, info)?;
+    let (domain, task) = (u32_arg(env, domain)?, u32_arg(env, task)?);
+    let finished = with_strings(|buffers| {
+        let [text_buffer, output_buffer, _] = buffers;
+        read_string(env, text, text_buffer)?;
+        read_string(env, output, output_buffer)?;
+        registry::with(domain, |d| {
+            d.finish_text_agent(task, text_buffer, output_buffer)
+                .map_err(engine_error)
+        })
+    })?;
+    match finished {
+        Ok(text) => string_value(env, &text),
+        Err(step) => u32_value(env, step.encode()),
+    }
 });
 
 // True when `task` holds a provider slot now; false when it was queued.
@@ -280,7 +341,9 @@ const CALLBACKS: &[(&str, Callback)] = &[
     ("currentSpan", current_span),
     ("empty", empty),
     ("enterAgent", enter_agent),
+    ("enterTextAgent", enter_text_agent),
     ("finish", finish),
+    ("finishTextAgent", finish_text_agent),
     ("newTask", new_task),
     ("node", node),
     ("openSpan", open_span),

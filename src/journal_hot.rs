@@ -6,7 +6,7 @@
 //! the journal's native index and, when a text entry matches, the replay itself
 //! (`Domain::replay_agent`). The facade then neither builds a request nor calls a provider.
 
-use aml_engine::Domain;
+use aml_engine::{AgentEntry, Domain, Op, TextAgentStart};
 use aml_journal::{AgentRequest, EntryKind, Found, Indexed};
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
@@ -15,8 +15,8 @@ use napi_derive::napi;
 
 use crate::guard::engine_error;
 use crate::raw_call::{
-    args, f64_value, function_table, is_nullish, read_string, respond, string_value, u32_arg,
-    u32_value, Callback,
+    args, bool_arg, f64_arg, f64_value, function_table, is_nullish, read_string, respond,
+    string_value, u32_arg, u32_value, with_strings, Callback,
 };
 use crate::{journal_index, registry};
 
@@ -32,8 +32,8 @@ macro_rules! raw_callback {
 
 /// What `journalAgent` decided.
 enum Step {
-    /// Replayed natively: the engine's next step code.
-    Replayed(u32),
+    /// Replayed natively: the engine's next step.
+    Replayed(aml_engine::Step),
     /// The facade goes on: the key, the digest and `status` (-1: no entry, -2: diverged,
     /// n ≥ 0: a matching entry at slot n that the facade replays: structured, or with Loop
     /// state calls).
@@ -69,7 +69,7 @@ fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result
                 let code = domain
                     .replay_agent(task, &key, text)
                     .map_err(engine_error)?;
-                return Ok(Step::Replayed(code.encode()));
+                return Ok(Step::Replayed(code));
             }
             Found::Text(_, slot) | Found::Slot(slot) => f64::from(slot),
             Found::Diverged => -2.0,
@@ -94,20 +94,109 @@ raw_callback!(journal_agent, |env, info| {
     }
     let step = registry::with(domain, |d| agent_step(d, index, task, &extra_text))?;
     match step {
-        Step::Replayed(code) => u32_value(env, code),
-        Step::Facade(key, digest, status) => {
-            let mut array = std::ptr::null_mut();
-            check(sys::napi_create_array_with_length(env, 3, &mut array))?;
-            let items = [
-                string_value(env, &key)?,
-                string_value(env, &digest)?,
-                f64_value(env, status)?,
-            ];
-            for (i, item) in items.into_iter().enumerate() {
-                check(sys::napi_set_element(env, array, i as u32, item))?;
+        Step::Replayed(code) => u32_value(env, code.encode()),
+        Step::Facade(key, digest, status) => facade_array(env, &key, &digest, status),
+    }
+});
+
+/// `[key, digest, status]` for the facade.
+///
+/// # Safety
+/// `env` must be the running callback's env.
+unsafe fn facade_array(env: napi_env, key: &str, digest: &str, status: f64) -> Result<napi_value> {
+    let mut array = std::ptr::null_mut();
+    // SAFETY: the caller's contract.
+    check(unsafe { sys::napi_create_array_with_length(env, 3, &mut array) })?;
+    // SAFETY: the caller's contract.
+    let items = unsafe {
+        [
+            string_value(env, key)?,
+            string_value(env, digest)?,
+            f64_value(env, status)?,
+        ]
+    };
+    for (i, item) in items.into_iter().enumerate() {
+        // SAFETY: `array` and `item` are live values of env.
+        check(unsafe { sys::napi_set_element(env, array, i as u32, item) })?;
+    }
+    Ok(array)
+}
+
+/// What `journalTextAgent` decided.
+enum TextStep {
+    /// Replayed and finished: the task's output (the task is released).
+    Finished(String),
+    /// A step other than the expected one (the facade raises what its driver would).
+    Stopped(u32),
+    /// Entered and ready; the facade runs (and records) it, see `Step::Facade`.
+    Facade(String, String, f64),
+}
+
+fn text_agent_step(
+    domain: &mut Domain,
+    index: u32,
+    task: u32,
+    identity: u64,
+    entry: AgentEntry,
+    prompt: &str,
+) -> Result<TextStep> {
+    match domain
+        .enter_text_agent(task, identity, entry, prompt)
+        .map_err(engine_error)?
+    {
+        TextAgentStart::Ready(_) => {}
+        TextAgentStart::Stopped(step) => return Ok(TextStep::Stopped(step.encode())),
+    }
+    match agent_step(domain, index, task, "")? {
+        Step::Replayed(step) => {
+            if step.op != Op::Done {
+                return Ok(TextStep::Stopped(step.encode()));
             }
-            Ok(array)
+            Ok(TextStep::Finished(
+                domain.finish(task).map_err(engine_error)?,
+            ))
         }
+        Step::Facade(key, digest, status) => Ok(TextStep::Facade(key, digest, status)),
+    }
+}
+
+// journalTextAgent(domain, index, task, identity, hasProvider, provider, prompt): the
+// one-call path of `evaluate(<Agent>prompt</Agent>)` (aml_engine::TextAgentStart) in a
+// journaled evaluation, entered, looked up and, when a text entry matches, replayed and
+// finished in this one call. Answers the task's output (a string), a step code (a step
+// other than the expected one), or [key, digest, status] (the facade runs the Agent).
+raw_callback!(journal_text_agent, |env, info| {
+    let [domain, index, task, identity, has_provider, provider, prompt] = args::<7>(env, info)?;
+    let (domain, index, task) = (
+        u32_arg(env, domain)?,
+        u32_arg(env, index)?,
+        u32_arg(env, task)?,
+    );
+    // A JS number below 2^53 (lib/domain.js numbers objects; see `aml_engine::Identity`).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let identity = f64_arg(env, identity)? as u64;
+    let provider = if is_nullish(env, provider)? {
+        None
+    } else {
+        let mut name = String::new();
+        read_string(env, provider, &mut name)?;
+        Some(name)
+    };
+    let entry = AgentEntry {
+        has_provider: bool_arg(env, has_provider)?,
+        provider,
+        ..AgentEntry::default()
+    };
+    let step = with_strings(|buffers| {
+        read_string(env, prompt, &mut buffers[0])?;
+        registry::with(domain, |d| {
+            text_agent_step(d, index, task, identity, entry, &buffers[0])
+        })
+    })?;
+    match step {
+        TextStep::Finished(text) => string_value(env, &text),
+        TextStep::Stopped(code) => u32_value(env, code),
+        TextStep::Facade(key, digest, status) => facade_array(env, &key, &digest, status),
     }
 });
 
@@ -158,6 +247,7 @@ raw_callback!(journal_index_add, |env, info| {
 
 const CALLBACKS: &[(&str, Callback)] = &[
     ("journalAgent", journal_agent),
+    ("journalTextAgent", journal_text_agent),
     ("journalIndexAdd", journal_index_add),
 ];
 

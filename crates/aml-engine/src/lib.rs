@@ -30,6 +30,7 @@ mod skill;
 mod span_id;
 mod step;
 mod task;
+mod text_agent;
 pub mod trace;
 mod workspace;
 
@@ -49,5 +50,6 @@ pub use skill::SkillGrant;
 pub use span_id::SpanId;
 pub use step::{Op, Step, TRACE_PENDING};
 pub use task::NodeKind;
+pub use text_agent::TextAgentStart;
 pub use trace::{attributes_from_json, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord};
 pub use workspace::Channel;
