@@ -143,3 +143,24 @@ describe("evaluate(<Agent>prompt</Agent>) from a component", () => {
     expect(calls).not.toHaveBeenCalled()
   })
 })
+
+describe("strings around the first native copy's buffer size (src/raw_call.rs)", () => {
+  it("crosses every length near 128 UTF-8 bytes whole, with 1-, 2-, 3- and 4-byte characters", async () => {
+    const runtime = new AmlRuntime({
+      agentProvider: { name: "p", async run(request: any) { return { text: request.prompt } } },
+      maxAgentCalls: 0,
+    })
+    const prompts: string[] = []
+    for (const unit of ["a", "é", "€", "😀"]) {
+      for (let bytes = 110; bytes <= 140; bytes++) {
+        const count = Math.floor(bytes / new TextEncoder().encode(unit).length)
+        prompts.push(`x${unit.repeat(count)}y`)
+      }
+    }
+    function Root() {
+      return Promise.all(prompts.map((prompt) => evaluate(<Agent>{prompt}</Agent>)))
+    }
+    const texts = await runtime.evaluate(<Root />)
+    expect(texts).toBe(prompts.join(""))
+  })
+})

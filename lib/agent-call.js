@@ -27,10 +27,10 @@ export function readText(response, label) {
 
 /** The frozen AgentExecutionContext of one Agent call. */
 export function createExecutionContext(domain, trace, sandbox) {
-  const context = { events: domain.events }
-  if (sandbox !== undefined) context.sandbox = sandbox
-  context.signal = domain.signal
-  context.trace = trace
+  const context =
+    sandbox === undefined
+      ? { events: domain.events, signal: domain.signal, trace }
+      : { events: domain.events, sandbox, signal: domain.signal, trace }
   attachObservability(context, domain, trace.spanId)
   Object.freeze(context)
   return context

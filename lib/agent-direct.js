@@ -1,6 +1,6 @@
 // The one-call path of a text-only Agent evaluated as a task of its own:
-// `evaluate(<Agent>prompt</Agent>)` from a component, the fan-out shape (docs/RUNTIME.md,
-// "Direct Agent path"). The generic driver (driver.js) would feed the node, the Agent
+// `evaluate(<Agent>prompt</Agent>)` from a component, the fan-out shape (docs/ARCHITECTURE.md,
+// "The direct Agent path"). The generic driver (driver.js) would feed the node, the Agent
 // protocol and the text child one crossing each and keep a mirror stack for them; the
 // engine does the same steps in one call each way (crates/aml-engine/src/text_agent.rs).
 // Only shapes whose generic evaluation is exactly that sequence take it: this copy's node,

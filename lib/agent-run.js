@@ -109,28 +109,15 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
   const label = new AgentLabel(provider.name, spanId)
   const trace = Object.freeze({ parentSpanId: plan[1], runId: domain.runId, spanId })
   const mcpRefs = domain.mcpServers.length === 0 ? EMPTY : native.agentMcp(task)
-  const request = {
-    mcpServers: mcpRefs.length === 0 ? EMPTY : Object.freeze(mcpRefs.map((ref) => domain.mcpServers[ref])),
-  }
-  if (plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
-  if (entry.model !== undefined) request.model = entry.model
-  if (structured !== undefined) request.output = structured.request
-  request.permissions = entry.permissions
-  request.prompt = plan[2]
   const skillRefs = domain.skills.length === 0 ? EMPTY : native.agentSkills(task)
-  // Only with a package <Skill> (skill.js), so requests without one keep their shape.
-  // Staged oversized <Include> files (include.js) share the staging but are not Skills.
-  if (skillRefs.length > 0) {
-    const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
-    if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
-  }
-  request.system = plan[3]
   const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
   // Granted Tools are usable only while this provider call runs (tool-instrumentation.js).
   const lease = { open: true }
-  request.tools =
-    refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
-  request.trace = trace
+  const request =
+    mcpRefs.length === 0 && skillRefs.length === 0 && refs.length === 0 && plan.length === 4 && entry.model === undefined && structured === undefined
+      ? // The plain request in one literal: the same keys in the same order as below.
+        { mcpServers: EMPTY, permissions: entry.permissions, prompt: plan[2], system: plan[3], tools: EMPTY, trace }
+      : buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs)
   Object.freeze(request)
   // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
   if (domain.journal !== undefined) {
@@ -185,6 +172,29 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
       throw failedDirect(domain, task, error, direct)
     },
   )
+}
+
+/** The AgentRequest of a plan with MCP servers, Skills, Tools, follow-ups, a model or an output. */
+function buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs) {
+  const request = {
+    mcpServers: mcpRefs.length === 0 ? EMPTY : Object.freeze(mcpRefs.map((ref) => domain.mcpServers[ref])),
+  }
+  if (plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
+  if (entry.model !== undefined) request.model = entry.model
+  if (structured !== undefined) request.output = structured.request
+  request.permissions = entry.permissions
+  request.prompt = plan[2]
+  // Only with a package <Skill> (skill.js), so requests without one keep their shape.
+  // Staged oversized <Include> files (include.js) share the staging but are not Skills.
+  if (skillRefs.length > 0) {
+    const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
+    if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
+  }
+  request.system = plan[3]
+  request.tools =
+    refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
+  request.trace = trace
+  return request
 }
 
 function failedDirect(domain, task, error, settled) {

@@ -80,7 +80,16 @@ function open(value, label, parent, key, active) {
   if (!isPlainObject(value)) throw notJson(label, "a non-plain object")
   if (Object.getOwnPropertySymbols(value).length > 0) throw notJson(label, "symbol keys")
   if (active !== null) active.add(value)
-  return new Open(value, {}, Object.keys(value).sort(), parent, key)
+  return new Open(value, {}, sortedKeys(value), parent, key)
+}
+
+/** Own enumerable string keys in sort order; already-sorted keys (the usual case) skip the sort. */
+function sortedKeys(value) {
+  const keys = Object.keys(value)
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) return keys.sort()
+  }
+  return keys
 }
 
 /**

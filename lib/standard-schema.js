@@ -128,7 +128,15 @@ function callValidate(captured, value) {
  * validator threw, or the TypeError for a malformed result.
  */
 export function validate(captured, value) {
-  const result = masked(callValidate, captured, value)
+  return readValidation(captured, masked(callValidate, captured, value))
+}
+
+/** `validate` for a caller that already runs with component evaluation masked. */
+export function validateMasked(captured, value) {
+  return readValidation(captured, callValidate(captured, value))
+}
+
+function readValidation(captured, result) {
   if (result !== null && typeof result === "object" && typeof result.then === "function") {
     return Promise.resolve(result).then((settled) => readResult(settled, captured.label))
   }

@@ -22,7 +22,7 @@
 
 import { storage } from "./component-scope.js"
 import { EvaluationError, TOOLS_ONLY_ACTIVE, ToolInputError, ToolOutputError } from "./errors.js"
-import { captureSchema, generateJsonSchema, requireJsonSchema, validate } from "./standard-schema.js"
+import { captureSchema, generateJsonSchema, requireJsonSchema, validate, validateMasked } from "./standard-schema.js"
 import { snapshotJson } from "./stable-json.js"
 import { settle } from "./thenable.js"
 import { raceSignal } from "./tool-instrumentation.js"
@@ -56,18 +56,21 @@ class ToolPipeline {
    * asynchronous validator, so the common synchronous case costs no extra microtasks.
    * A throwing or malformed validator becomes a ToolInputError.
    */
-  check(value) {
-    const failed = (cause) => new ToolInputError(`Tool "${this.name}" input schema failed`, { cause })
+  check(value, inMask) {
     let result
     try {
-      result = validate(this.input, value)
+      result = inMask ? validateMasked(this.input, value) : validate(this.input, value)
     } catch (cause) {
-      throw failed(cause)
+      throw this.inputSchemaFailed(cause)
     }
     if (!(result instanceof Promise)) return result
     return result.then(undefined, (cause) => {
-      throw failed(cause)
+      throw this.inputSchemaFailed(cause)
     })
+  }
+
+  inputSchemaFailed(cause) {
+    return new ToolInputError(`Tool "${this.name}" input schema failed`, { cause })
   }
 
   /** TL-3 steps 3–5, after the value itself failed: `{}` for undefined, one JSON.parse. */
@@ -90,11 +93,11 @@ class ToolPipeline {
   }
 
   /** The output schema's read result, or a Promise of it (like `check`). */
-  checkOutput(raw) {
+  checkOutput(raw, inMask) {
     const failed = (cause) => new ToolOutputError(`Tool "${this.name}" output schema failed`, { cause })
     let result
     try {
-      result = validate(this.output, raw)
+      result = inMask ? validateMasked(this.output, raw) : validate(this.output, raw)
     } catch (cause) {
       throw failed(cause)
     }
@@ -128,13 +131,14 @@ class ToolPipeline {
    * Returns the output snapshot, or a Promise of it when a validator or the executor is
    * asynchronous; a synchronous Tool thus costs no promise here. Failures are thrown
    * synchronously on the synchronous path: callers (runToolSpan, run) turn them into
-   * rejections.
+   * rejections. `inMask`: the caller already masks component evaluation (runToolSpan), so
+   * the validators need no masking of their own.
    */
-  pipeline(snapshot, context) {
+  pipeline(snapshot, context, inMask = false) {
     // TL-3 step 2: a value that satisfies the schema is used unchanged.
-    const first = this.check(snapshot)
+    const first = this.check(snapshot, inMask)
     if (first instanceof Promise || !first.ok) return this.pipelineAfterRetry(snapshot, first, context)
-    return this.executeWith(first.value, context)
+    return this.executeWith(first.value, context, inMask)
   }
 
   /** The port's `invoke`: the pipeline's outcome, always as a Promise. */
@@ -152,20 +156,21 @@ class ToolPipeline {
     return this.executeWith(input, context)
   }
 
-  executeWith(input, context) {
+  executeWith(input, context, inMask = false) {
     // Only now, with valid input, does the authored executor run.
     const value = this.execute.call(undefined, input, context)
     if (value !== null && (typeof value === "object" || typeof value === "function")) {
       // What `await` would do: `then` read once, a thenable adopted in a later microtask.
       const then = value.then
-      if (typeof then === "function") return settle(value, then).then((settled) => this.finishOutput(settled))
+      // A later microtask runs unmasked: validate with the mask again.
+      if (typeof then === "function") return settle(value, then).then((settled) => this.finishOutput(settled, false))
     }
-    return this.finishOutput(value)
+    return this.finishOutput(value, inMask)
   }
 
-  finishOutput(value) {
+  finishOutput(value, inMask) {
     if (this.output === undefined) return this.snapshotOutput(value)
-    const checked = this.checkOutput(value)
+    const checked = this.checkOutput(value, inMask)
     return checked instanceof Promise ? checked.then((valid) => this.snapshotOutput(valid)) : this.snapshotOutput(checked)
   }
 
@@ -200,7 +205,8 @@ function createPort(name, description, inputSchema, validInputSchema, pipeline) 
     description,
     inputSchema,
     invoke: (snapshot, context) => pipeline.invoke(snapshot, context),
-    invokeDirect: (snapshot, context) => pipeline.pipeline(snapshot, context),
+    // Called masked (runToolSpan), so the validators skip their own masking.
+    invokeDirect: (snapshot, context) => pipeline.pipeline(snapshot, context, true),
     name,
     run: (input, context) => pipeline.run(input, context),
     snapshotInput: (input) => pipeline.snapshotInput(input),

@@ -107,28 +107,51 @@ thread_local! {
     static STRINGS: RefCell<[String; 3]> = const { RefCell::new([String::new(), String::new(), String::new()]) };
 }
 
+/// The buffer size of the first copy attempt (grown buffers keep their capacity).
+const FIRST_READ: usize = 128;
+
 /// Copies the JS string `value` into `out` (replacing its contents).
 ///
 /// # Safety
 /// `value` must be a live value of `env`.
 pub unsafe fn read_string(env: napi_env, value: napi_value, out: &mut String) -> Result<()> {
-    let mut len = 0;
-    // SAFETY: a null buffer asks for the UTF-8 length only.
-    check(unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) })?;
     let mut bytes = std::mem::take(out).into_bytes();
     bytes.clear();
-    bytes.reserve(len + 1);
+    bytes.reserve(FIRST_READ);
+    let capacity = bytes.capacity();
     let mut written = 0;
-    // SAFETY: the buffer has capacity for len bytes and the terminating NUL Node writes.
+    // One copy into the buffer as it is: most hot-path strings (span ids, names, prompts)
+    // fit, and asking V8 for the UTF-8 length first costs as much as the copy.
+    // SAFETY: the buffer has `capacity` bytes; Node writes at most capacity - 1 and a NUL.
     check(unsafe {
         sys::napi_get_value_string_utf8(
             env,
             value,
             bytes.as_mut_ptr().cast::<c_char>(),
-            len + 1,
+            capacity,
             &mut written,
         )
     })?;
+    // A truncated copy stops at most 3 bytes short of the end (it never splits a
+    // character), so anything shorter than that is the whole string.
+    if written + 4 >= capacity {
+        let mut len = 0;
+        // SAFETY: a null buffer asks for the UTF-8 length only.
+        check(unsafe {
+            sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len)
+        })?;
+        bytes.reserve(len + 1);
+        // SAFETY: the buffer now has capacity for len bytes and the terminating NUL.
+        check(unsafe {
+            sys::napi_get_value_string_utf8(
+                env,
+                value,
+                bytes.as_mut_ptr().cast::<c_char>(),
+                len + 1,
+                &mut written,
+            )
+        })?;
+    }
     // SAFETY: Node wrote `written` bytes of valid UTF-8 (lone surrogates become U+FFFD).
     unsafe { bytes.set_len(written) };
     // SAFETY: as above, the bytes are UTF-8.

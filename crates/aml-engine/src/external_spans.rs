@@ -5,12 +5,14 @@
 use std::collections::HashMap;
 
 use crate::error::EvalError;
+use crate::identity::CounterHash;
 use crate::span_id::SpanId;
 use crate::trace::{Attributes, OpenSpan, SpanFailure, SpanKind, Tracer};
 
 #[derive(Debug, Default)]
 pub(crate) struct ExternalSpans {
-    open: HashMap<SpanId, OpenSpan>,
+    /// Keyed by the domain's own span counters, so hashed with one multiply (identity.rs).
+    open: HashMap<SpanId, OpenSpan, CounterHash>,
 }
 
 impl ExternalSpans {

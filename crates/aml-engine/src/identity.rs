@@ -15,6 +15,9 @@ pub type Identity = u64;
 /// The identities active on one task's branch.
 pub(crate) type ActiveSet = HashSet<Identity, BuildHasherDefault<IdentityHasher>>;
 
+/// The hasher of the engine's counter-keyed tables (identities, span ids).
+pub(crate) type CounterHash = BuildHasherDefault<IdentityHasher>;
+
 #[derive(Default)]
 pub(crate) struct IdentityHasher(u64);
 
@@ -28,6 +31,15 @@ impl Hasher for IdentityHasher {
         for &byte in bytes {
             self.write_u64(u64::from(byte));
         }
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        // Enum discriminants (`SpanId`'s derived Hash) arrive here.
+        self.write_u64(value as u64);
+    }
+
+    fn write_isize(&mut self, value: isize) {
+        self.write_u64(value as u64);
     }
 
     fn write_u64(&mut self, value: u64) {
