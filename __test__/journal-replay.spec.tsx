@@ -137,3 +137,37 @@ describe("the digest of an Agent with Tools", () => {
     expect(events.filter((e) => e.name?.startsWith("journal.")).map((e) => e.name)).toEqual(["journal.divergence"])
   })
 })
+
+describe("recording from a component", () => {
+  it("waits for an asynchronous append before the component's next step", async () => {
+    const order: string[] = []
+    const stored: any[] = []
+    const journal = {
+      entries: () => stored,
+      async append(entry: any) {
+        await new Promise((resolve) => setTimeout(resolve, 2))
+        stored.push(entry)
+        order.push("stored")
+      },
+    }
+    const provider = {
+      name: "p",
+      async run(request: any) {
+        order.push(`run ${request.prompt}`)
+        return { text: request.prompt }
+      },
+    }
+    async function Steps() {
+      const a = await evaluate(<Agent>a</Agent>)
+      order.push(`got ${a}`)
+      const b = await evaluate(<Agent>b</Agent>)
+      return a + b
+    }
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    await expect(runtime.evaluate(<Steps />, { journal })).resolves.toBe("ab")
+    expect(order).toEqual(["run a", "stored", "got a", "run b", "stored"])
+    order.length = 0
+    await expect(runtime.evaluate(<Steps />, { journal })).resolves.toBe("ab")
+    expect(order).toEqual(["got a"])
+  })
+})

@@ -7,7 +7,8 @@
 // and digest from the Agent's plan and, for a plain-text entry, replays the Agent itself
 // (src/journal_hot.rs) — no request, provider call, scheduler slot or promise. Everything
 // else (recording, divergence, structured answers, Loop state calls) comes back to
-// runJournaledAgent once runAgent built the request.
+// runJournaledAgent once runAgent built the request; a plain-text Agent is recorded on the
+// plain provider path (journal-record.js).
 //
 // A replayed Agent keeps its span (with `journal.replayed: true` and a `journal.replay`
 // event), its place in the output and its Loop state patches: the `aml_set_state` calls the
@@ -19,6 +20,7 @@ import { failDirect, stepFailure } from "./agent-direct.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { agentExtra } from "./journal-digest.js"
+import { recordTextAgent } from "./journal-record.js"
 import { journalMarkReplayed, journalTextAgent } from "./native.js"
 import { nodeIdentity } from "./node.js"
 import { withStagedSkills } from "./skill-staging.js"
@@ -154,13 +156,32 @@ export function settleJournaledText(domain, task, running, settled) {
 }
 
 /** Same contract as runAgent: resolves with the engine's next step code. */
-export async function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
+export function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
+  const session = domain.journal
+  const step = session.step
+  session.step = undefined
+  const status = step[2]
+  // status: the entry's slot (same request), -2 (another request: divergence) or -1 (none).
+  if (status < 0 && structured === undefined && skillRefs.length === 0 && runtimeTools(domain, refs).length === 0) {
+    const { spanId, parentSpanId } = request.trace
+    if (status === -2) session.diverged(spanId, parentSpanId, "agent", step[0])
+    try {
+      session.reserveCall(spanId)
+    } catch (error) {
+      lease.open = false
+      return Promise.reject(error)
+    }
+    return recordTextAgent(domain, task, entry, request, label, lease, step[0], step[1])
+  }
+  return runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step)
+}
+
+/** Replays in JS (structured, Loop state calls) or runs and records any other Agent. */
+async function runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step) {
   const session = domain.journal
   const native = domain.native
   const { spanId, parentSpanId } = request.trace
-  const [key, digest, status] = session.step
-  session.step = undefined
-  // status: the entry's slot (same request), -2 (another request: divergence) or -1 (none).
+  const [key, digest, status] = step
   const replay = status >= 0
   const owned = runtimeTools(domain, refs)
   let response
