@@ -221,11 +221,27 @@ describe("ACP Agent Sandbox launch errors", () => {
     expect(error.cause.message).toBe("Could not materialize Sandbox file: no space")
   })
 
-  it("a guest that cannot reach the host bridge needs the relay, which this build lacks", async () => {
-    const sandbox = wrappedSandbox(() => undefined, "docker")
-    const error = await rejection(inSandbox("x", {}, { children: <Tool use={echo} />, sandbox }).result)
-    expect(error.cause.message).toBe("ACP Agent Sandbox MCP relay is not implemented by this build of @aml-jsx/sdk yet")
-    // Without Tools or structured output no bridge is needed, so any provider's spawn() works.
+  it("a guest that is not this host gets the bridge through the Sandbox MCP relay", async () => {
+    const spawned: string[] = []
+    const local = wrappedSandbox(() => undefined, "docker")
+    const sandbox = {
+      name: "recording",
+      async acquire(request: any) {
+        const lease = await local.acquire(request)
+        const spawn = lease.runtime.spawn
+        lease.runtime.spawn = (command: string, args?: string[], options?: any) => {
+          spawned.push(command)
+          return spawn(command, args, options)
+        }
+        return lease
+      },
+    }
+    const { result } = inSandbox('call-tool echo {"text":"hi"}', { env: { AML_TEST_MCP_HTTP: "1" } }, { children: <Tool use={echo} />, sandbox })
+    expect(JSON.parse(await result).result.content[0].text).toBe("echo: hi")
+    expect(spawned).toEqual(["node", process.execPath])
+    // Without Tools or structured output no bridge (and no relay) is needed.
+    spawned.length = 0
     expect(await inSandbox("plain", {}, { sandbox }).result).toBe("turn 1: plain")
+    expect(spawned).toEqual([process.execPath])
   })
 })

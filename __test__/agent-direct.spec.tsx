@@ -55,6 +55,9 @@ async function same(options: Record<string, unknown>, Root: (props: { variant: V
   return direct
 }
 
+/** Every ECMAScript WhiteSpace and LineTerminator code point: the prompt is trimmed of them. */
+const WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
 const echo = { name: "p", async run(request: any) { return { text: `[${request.prompt}]` } } }
 
 afterEach(() => {
@@ -75,10 +78,12 @@ describe("evaluate(<Agent>prompt</Agent>) from a component", () => {
 
   it("resolves with the same text and trace as the driver, fanned out", async () => {
     const seen = await same({ agentProvider: echo }, ({ variant }) =>
-      Promise.all(["a", "  b  ", "c"].map((p) => evaluate(agentNode(variant, p)))).then((texts) => texts.join("|")),
+      Promise.all(["a", "  b  ", "c", WHITESPACE, `${WHITESPACE}d\u2028e${WHITESPACE}`].map((p) => evaluate(agentNode(variant, p)))).then(
+        (texts) => texts.join("|"),
+      ),
     )
-    expect(seen.outcome).toEqual({ text: "[a]|[b]|[c]" })
-    expect(seen.trace.filter((event: any) => event.kind === "agent" && event.type === "span.end")).toHaveLength(3)
+    expect(seen.outcome).toEqual({ text: "[a]|[b]|[c]|[]|[d\u2028e]" })
+    expect(seen.trace.filter((event: any) => event.kind === "agent" && event.type === "span.end")).toHaveLength(5)
   })
 
   it("queues behind maxConcurrentAgents like the driver", async () => {

@@ -11,12 +11,12 @@ import { acpMcpServers } from "./acp-mcp-servers.js"
 import {
   createGuestState,
   materializeGuestFiles,
-  relayUnavailable,
   removeGuestState,
   resolveGuestCwd,
   sandboxReachesHost,
 } from "./acp-sandbox-launch.js"
 import { pumpSandboxProcess } from "./acp-sandbox-process.js"
+import { startSandboxRelay } from "./acp-sandbox-relay.js"
 import { AcpSession } from "./acp-session.js"
 import { DEFAULT_INSTRUCTION, SUBMIT_TOOL, Submission } from "./acp-structured.js"
 import { runAgentProviderSession, sessionSpans } from "./agent-provider-session.js"
@@ -64,6 +64,7 @@ async function startBridge(tools, signal) {
   }
   return {
     descriptor: JSON.parse(bridge.descriptor),
+    handle: bridge.handle,
     name: bridge.name,
     release() {
       acpBridgeStop(bridge.handle)
@@ -160,7 +161,6 @@ async function openInSandbox(profile, request, context, parts, spans, sessionSpa
   const name = profile.name
   const sandbox = context.sandbox
   const signal = context.signal
-  if (parts.served.length > 0 && !sandboxReachesHost(sandbox)) throw relayUnavailable()
   const cwd = await resolveGuestCwd(name, sandbox, signal)
   const bridge = await startBridge(parts.served, signal)
   // Owned by the session: aborting it is the Sandbox's own backstop kill after cleanup.
@@ -169,9 +169,16 @@ async function openInSandbox(profile, request, context, parts, spans, sessionSpa
   let launch
   let child
   let handle
+  let relay
   try {
     stateDirectory = await createGuestState(name, sandbox, signal)
-    const ctx = launchContext(bridge, parts.authored, cwd, false, request, stateDirectory)
+    // A guest that is not this host reaches the bridge through the relay, at a guest URL.
+    let served = bridge
+    if (bridge.descriptor !== undefined && !sandboxReachesHost(sandbox)) {
+      relay = await startSandboxRelay(name, sandbox, bridge, signal, acpTestLimits.killGraceMs)
+      served = { ...bridge, descriptor: relay.descriptor }
+    }
+    const ctx = launchContext(served, parts.authored, cwd, false, request, stateDirectory)
     launch = readLaunch(await profile.createLaunch(ctx))
     await materializeGuestFiles(sandbox, stateDirectory, launch.files, signal)
     const commandLine = [launch.command, ...launch.args].join(" ")
@@ -187,9 +194,10 @@ async function openInSandbox(profile, request, context, parts, spans, sessionSpa
     spans?.point(sessionSpanId, "sandbox.process", { "execution.id": child.id, state: "started" }, { command: commandLine })
     handle = acpSessionStartExternal(JSON.stringify(sessionConfig(launch, ctx, cwd, [], null)), child.id)
   } catch (error) {
-    bridge.release()
     const failures = []
     if (child !== undefined) await child.kill().catch((kill) => failures.push(kill))
+    if (relay !== undefined) failures.push(...(await relay.close()).map((message) => new Error(message)))
+    bridge.release()
     owned.abort()
     const state = stateDirectory === undefined ? [] : await removeGuestState(name, sandbox, stateDirectory)
     failures.push(...state.map((message) => new Error(message)))
@@ -200,9 +208,10 @@ async function openInSandbox(profile, request, context, parts, spans, sessionSpa
   }
   const pump = pumpSandboxProcess(handle, child)
   const release = async () => {
+    const resourceErrors = relay === undefined ? [] : await relay.close()
     bridge.release()
     owned.abort()
-    const resourceErrors = await removeGuestState(name, sandbox, stateDirectory)
+    resourceErrors.push(...(await removeGuestState(name, sandbox, stateDirectory)))
     return { resourceErrors, sessionErrors: pump.killErrors }
   }
   return { handle, launch, release }

@@ -8,20 +8,14 @@
 
 import { randomUUID } from "node:crypto"
 
-import { EvaluationError } from "./errors.js"
-
 const WRITE = 'umask 077 && printf %s "$AML_MATERIALIZED_FILE" > "$1"'
 const MKDIR = 'umask 077 && mkdir -p -- "$1"'
 
 const detail = (result) => (result.stderr.trim() === "" ? `exit code ${result.exitCode}` : result.stderr.trim())
 
-/** The host bridge is reachable from the guest only when the guest is this host. */
+/** The host bridge is reachable from the guest only when the guest is this host (else: the relay). */
 export function sandboxReachesHost(sandbox) {
   return sandbox.lease.handle?.kind === "local"
-}
-
-export function relayUnavailable() {
-  return new EvaluationError("ACP Agent Sandbox MCP relay is not implemented by this build of @aml-jsx/sdk yet")
 }
 
 /** The guest's physical cwd (`pwd` in the Sandbox cwd). */

@@ -12,6 +12,7 @@ import { describeError } from "./error-shape.js"
 import { nodeIdentity } from "./node.js"
 import { Agent } from "./primitives.js"
 
+const OP_DONE = 0
 const OP_ERROR = 4
 const TRACE_PENDING = 16
 
@@ -46,12 +47,27 @@ export function stepFailure(domain, task, code) {
   return new EvaluationError("AML evaluation has not started")
 }
 
-/** Lands the Agent's text and takes the task's output (the task is released). */
+/**
+ * Lands the Agent's text; the task completes and is released, and its output is that text
+ * (the task holds nothing else).
+ */
 export function finishDirect(domain, task, text, output) {
-  const result = domain.native.finishTextAgent(task, text, output)
-  if (typeof result !== "string") throw stepFailure(domain, task, result)
-  if (domain.tracing) domain.flushTrace()
-  return result
+  const code = domain.native.finishTextAgent(task, text, output)
+  if ((code & 15) !== OP_DONE) throw stepFailure(domain, task, code)
+  if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
+  return text
+}
+
+/**
+ * The plan array agent-run.js reads ([spanId, parentSpanId, prompt, system]) from the
+ * engine's `spanId \n parentSpanId \n system` line. The prompt is the text child trimmed,
+ * as the engine trims it (String.prototype.trim and aml_engine::js_trim share the
+ * ECMAScript whitespace set), so it does not cross back.
+ */
+export function textAgentPlan(line, prompt) {
+  const first = line.indexOf("\n")
+  const second = line.indexOf("\n", first + 1)
+  return [line.slice(0, first), line.slice(first + 1, second), prompt.trim(), line.slice(second + 1)]
 }
 
 /**

@@ -3,7 +3,7 @@
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
 import { callAgentProvider, createExecutionContext, providerFailure, readText, startProviderThen } from "./agent-call.js"
-import { failDirect, finishDirect, stepFailure } from "./agent-direct.js"
+import { failDirect, finishDirect, stepFailure, textAgentPlan } from "./agent-direct.js"
 import { defaultEntry } from "./agent-props.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
@@ -83,13 +83,15 @@ export function runTextAgent(domain, task, node, prompt, settled) {
     const provider = domain.options.agentProvider
     let plan
     if (domain.journal === undefined) {
-      plan = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+      const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+      if (typeof line === "number") throw stepFailure(domain, task, line)
+      plan = textAgentPlan(line, prompt)
     } else {
       // A journaled evaluation (docs/JOURNAL.md) enters it and may replay it in one call.
       plan = enterJournaledTextAgent(domain, task, node, provider, prompt, settled)
       if (plan instanceof Promise) return plan
+      if (typeof plan === "number") throw stepFailure(domain, task, plan)
     }
-    if (typeof plan === "number") throw stepFailure(domain, task, plan)
     if (domain.tracing) domain.flushTrace()
     return runPlanned(domain, task, defaultEntry(provider), undefined, plan, settled)
   } catch (error) {

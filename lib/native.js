@@ -58,9 +58,13 @@ export const {
   acpExternalInput,
   acpExternalKilled,
   acpExternalKillRequested,
+  acpRelayClose,
+  acpRelayOpen,
+  acpRelayReady,
   acpStateDirectoryCreate,
   acpStateDirectoryRemove,
   liveAcpBridges,
+  liveAcpRelays,
   liveAcpSessions,
 } = binding
 
@@ -288,11 +292,11 @@ export class NativeEvaluation {
   agentDone(task, value, output) {
     return agentDone(this.id, task, value, output)
   }
-  /** `evaluate(<Agent>prompt</Agent>)` entered in one call: the plan array, or a step code. */
+  /** `evaluate(<Agent>prompt</Agent>)` entered in one call: `spanId\nparentSpanId\nsystem`, or a step code. */
   enterTextAgent(task, identity, hasProvider, provider, prompt) {
     return enterTextAgent(this.id, task, identity, hasProvider, provider, prompt)
   }
-  /** The one-call Agent's result: the task's output string, or a step code. */
+  /** The one-call Agent's result: the step code (Done: the task completed and was released). */
   finishTextAgent(task, value, output) {
     return finishTextAgent(this.id, task, value, output)
   }

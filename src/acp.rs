@@ -134,7 +134,8 @@ pub(crate) fn insert(session: Session) -> u32 {
     let started = Arc::new(session);
     sessions(|s| {
         loop {
-            s.next = s.next.wrapping_add(1);
+            // Below RELAY_PORT_BIT: external ports of relays share the port table.
+            s.next = s.next.wrapping_add(1) % crate::acp_external::RELAY_PORT_BIT;
             if s.next != 0 && !s.live.contains_key(&s.next) {
                 break;
             }

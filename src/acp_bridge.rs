@@ -87,3 +87,9 @@ pub fn acp_bridge_stop(handle: u32) -> Result<()> {
 pub fn live_acp_bridges() -> u32 {
     bridges(|b| b.live.len() as u32)
 }
+
+/// The request handler of bridge `handle`, for a Sandbox MCP relay.
+pub(crate) fn relay_target(handle: u32) -> Result<aml_acp::RelayTarget> {
+    bridges(|b| b.live.get(&handle).map(Bridge::relay_target))
+        .ok_or_else(|| Error::from_reason("ACP MCP bridge handle is stopped"))
+}

@@ -1,7 +1,9 @@
 //! Binding for ACP sessions over an external process (Sandbox launch): the JS pump in
 //! `lib/acp-sandbox-process.js` moves bytes between the Sandbox's `SandboxProcess` streams
 //! and the session (`crates/aml-acp/src/transport.rs`), reports the exit and performs kills.
-//! Ports are keyed by the session's handle and forgotten with it.
+//! Ports are keyed by the session's handle and forgotten with it; a Sandbox MCP relay's port
+//! (`src/acp_relay.rs`) is keyed by its relay handle with [`RELAY_PORT_BIT`] set, so the same
+//! pump serves both.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,6 +17,9 @@ use crate::acp::{insert, parse_config};
 use crate::guard::guard;
 use crate::process_runtime::{runtime, spawn_promise};
 
+/// Set in the port key of a relay process; session handles stay below it.
+pub(crate) const RELAY_PORT_BIT: u32 = 1 << 31;
+
 static PORTS: Mutex<Option<HashMap<u32, Arc<ExternalPort>>>> = Mutex::new(None);
 
 fn ports<R>(f: impl FnOnce(&mut HashMap<u32, Arc<ExternalPort>>) -> R) -> R {
@@ -25,6 +30,10 @@ fn ports<R>(f: impl FnOnce(&mut HashMap<u32, Arc<ExternalPort>>) -> R) -> R {
 fn port(handle: u32) -> Result<Arc<ExternalPort>> {
     ports(|p| p.get(&handle).cloned())
         .ok_or_else(|| Error::from_reason("ACP session handle is closed"))
+}
+
+pub(crate) fn register(key: u32, port: Arc<ExternalPort>) {
+    ports(|p| p.insert(key, port));
 }
 
 pub(crate) fn forget(handle: u32) {

@@ -166,14 +166,23 @@ raw_callback!(agent_plan, |env, info| {
     string_array(env, &parts)
 });
 
-/// How a one-call Agent step ended: the ready plan's parts, or the step it stopped at.
+/// How a one-call Agent step ended: the ready plan's line, or the step it stopped at.
 enum Started {
-    Ready(Vec<String>),
+    Ready(String),
     Stopped(u32),
 }
 
+/// `spanId \n parentSpanId \n system` of a text-only Agent's plan: one string crosses, not
+/// an array built element by element (the facade already holds the prompt, and a text-only
+/// Agent has no follow-ups).
+fn text_agent_line(plan: &AgentPlan) -> String {
+    debug_assert!(plan.follow_ups.is_empty());
+    format!("{}\n{}\n{}", plan.span_id, plan.parent_span, plan.system())
+}
+
 // `evaluate(<Agent>prompt</Agent>)` entered in one call (aml_engine::TextAgentStart): the
-// plan's parts when ready, else the step code the driver would have got.
+// plan's line when ready (see `text_agent_line`), else the step code the driver would have
+// got.
 raw_callback!(enter_text_agent, |env, info| {
     let [domain, task, identity, has_provider, provider, prompt] = args::<6>(env, info)?;
     let (domain, task) = (u32_arg(env, domain)?, u32_arg(env, task)?);
@@ -190,19 +199,19 @@ raw_callback!(enter_text_agent, |env, info| {
                 .enter_text_agent(task, identity, entry, &buffers[0])
                 .map_err(engine_error)?
             {
-                TextAgentStart::Ready(plan) => Ok(Started::Ready(plan_parts(plan))),
+                TextAgentStart::Ready(plan) => Ok(Started::Ready(text_agent_line(plan))),
                 TextAgentStart::Stopped(step) => Ok(Started::Stopped(step.encode())),
             }
         })
     })?;
     match started {
-        Started::Ready(parts) => string_array(env, &parts),
+        Started::Ready(line) => string_value(env, &line),
         Started::Stopped(code) => u32_value(env, code),
     }
 });
 
-// The one-call Agent's result: the task's output (the task is released), or the step code
-// when landing it did not complete the task.
+// The one-call Agent's result: the step code. `Done` means the task completed and was
+// released; its output is the Agent's text, which the facade already holds.
 raw_callback!(finish_text_agent, |env, info| {
     let [domain, task, text, output] = args::<4>(env, info)?;
     let (domain, task) = (u32_arg(env, domain)?, u32_arg(env, task)?);
@@ -215,10 +224,8 @@ raw_callback!(finish_text_agent, |env, info| {
                 .map_err(engine_error)
         })
     })?;
-    match finished {
-        Ok(text) => string_value(env, &text),
-        Err(step) => u32_value(env, step.encode()),
-    }
+    let code = finished.encode();
+    u32_value(env, code)
 });
 
 // True when `task` holds a provider slot now; false when it was queued.

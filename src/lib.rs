@@ -6,6 +6,7 @@
 pub mod acp;
 pub mod acp_bridge;
 pub mod acp_external;
+pub mod acp_relay;
 pub mod agent;
 pub mod cancellation;
 pub mod evaluation;

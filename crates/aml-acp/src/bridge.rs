@@ -30,11 +30,18 @@ pub struct Bridge {
     /// The bearer token (a UUID).
     pub token: String,
     stop: CancellationToken,
+    served: Arc<Served>,
 }
 
 impl Bridge {
     pub fn stop(&self) {
         self.stop.cancel();
+    }
+
+    /// What a Sandbox MCP relay forwards its requests to (the same routing, authentication
+    /// included, as a loopback connection gets).
+    pub fn relay_target(&self) -> RelayTarget {
+        RelayTarget(Arc::clone(&self.served))
     }
 
     /// The ACP `McpServer` descriptor for `session/new`.
@@ -98,13 +105,39 @@ pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::R
         expected: format!("Bearer {token}"),
         stop: stop.clone(),
     });
-    tokio::spawn(accept_loop(listener, served));
+    tokio::spawn(accept_loop(listener, Arc::clone(&served)));
     Ok(Bridge {
         name,
         url: format!("http://127.0.0.1:{port}/mcp"),
         token,
         stop,
+        served,
     })
+}
+
+/// A bridge's request handler without its listener, for the Sandbox MCP relay. Holding one
+/// does not keep the bridge serving: once the bridge stops, Tool calls are cancelled.
+#[derive(Clone)]
+pub struct RelayTarget(Arc<Served>);
+
+/// One HTTP answer of the bridge.
+pub(crate) struct Answer {
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// `Allow: POST` is owed (a 405).
+    pub allow_post: bool,
+}
+
+impl RelayTarget {
+    /// Routes one relayed request exactly as the loopback listener would.
+    pub(crate) async fn handle(&self, request: &http::Request) -> Answer {
+        let (status, body, extra) = route(&self.0, request).await;
+        Answer {
+            status,
+            body,
+            allow_post: !extra.is_empty(),
+        }
+    }
 }
 
 async fn accept_loop(listener: TcpListener, served: Arc<Served>) {

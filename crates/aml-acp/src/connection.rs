@@ -7,6 +7,7 @@
 //! awaiting capacity: a slow observer stops us reading stdout, which in turn blocks the
 //! agent's writes. That is the whole memory bound for an update flood.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,9 +35,12 @@ pub const OUTPUT_CLOSED: &str = "ACP Agent closed its output";
 const OUTGOING: usize = 64;
 /// A read this short while updates stream means the agent writes them one by one.
 const SMALL_READ: usize = 16 * 1024;
-/// How long such an agent's writes may gather before the next read (tokio's timer
-/// granularity; far below any model's latency).
-const GATHER: Duration = Duration::from_millis(1);
+/// How long such an agent's writes may gather before the next read: from tokio's timer
+/// granularity, doubling while the agent keeps streaming, up to a bound far below any
+/// model's latency. Each gathered batch costs one wake-up instead of one per update; a
+/// reply that arrives meanwhile waits at most `GATHER_MAX`.
+const GATHER_MIN: Duration = Duration::from_millis(1);
+const GATHER_MAX: Duration = Duration::from_millis(4);
 
 #[derive(Default)]
 struct Pending {
@@ -267,6 +271,7 @@ async fn read_loop(
     done: CancellationToken,
 ) {
     let mut splitter = LineSplitter::new(line_limit);
+    let mut gather = GATHER_MIN;
     let reason = 'read: loop {
         let chunk = match stdout.read_chunk().await {
             Ok(Some(chunk)) => chunk,
@@ -293,7 +298,12 @@ async fn read_loop(
         // An agent streaming updates one small write at a time would cost us a wake-up and a
         // read per update; letting its writes gather briefly turns that into one per batch.
         if streaming && small {
-            tokio::time::sleep(GATHER).await;
+            if let Err(error) = stdout.gather(gather).await {
+                break AcpError::protocol(format!("ACP Agent output could not be read: {error}"));
+            }
+            gather = (gather * 2).min(GATHER_MAX);
+        } else {
+            gather = GATHER_MIN;
         }
     };
     shared.fail_all(reason);
@@ -307,7 +317,12 @@ async fn handle(
     out: &mpsc::Sender<Vec<u8>>,
     events: &mpsc::Sender<Event>,
 ) -> bool {
-    match wire::classify(line) {
+    let incoming = if shared.detail.get() == Detail::Full {
+        wire::classify(line)
+    } else {
+        wire::classify_update_first(line)
+    };
+    match incoming {
         Incoming::Response {
             id: Some(id),
             outcome,
@@ -316,6 +331,12 @@ async fn handle(
                 .map(|raw| raw.to_owned())
                 .map_err(|error| AcpError::new(ErrorKind::Agent, error.message));
             shared.resolve(id, reply);
+        }
+        Incoming::Update(update) => {
+            if let Some(event) = fast_update_event(update, shared) {
+                let _ = events.send(event).await;
+            }
+            return true;
         }
         Incoming::Notification { method, params } if method == "session/update" => {
             if let Some(event) = params.and_then(|params| update_event(params, shared)) {
@@ -340,10 +361,27 @@ async fn handle(
     false
 }
 
+/// An update read in one pass (the observer wants no raw copy of it).
+fn fast_update_event(update: wire::FastUpdate<'_>, shared: &Shared) -> Option<Event> {
+    let params = update.params;
+    head_event(params.session_id, params.update, None, shared)
+}
+
 fn update_event(params: &RawValue, shared: &Shared) -> Option<Event> {
-    let detail = shared.detail.get();
     let params: wire::UpdateParams = serde_json::from_str(params.get()).ok()?;
     let head: wire::UpdateHead = serde_json::from_str(params.update.get()).ok()?;
+    head_event(params.session_id, head, Some(params.update), shared)
+}
+
+/// Gathers a message chunk's text; the event for the observer's detail (`raw` is the
+/// update's JSON, copied only for full detail).
+fn head_event(
+    session_id: Cow<'_, str>,
+    head: wire::UpdateHead<'_>,
+    raw: Option<&RawValue>,
+    shared: &Shared,
+) -> Option<Event> {
+    let detail = shared.detail.get();
     let mut tool_name = None;
     match head.session_update.as_ref() {
         "agent_message_chunk" => {
@@ -358,9 +396,11 @@ fn update_event(params: &RawValue, shared: &Shared) -> Option<Event> {
         return None;
     }
     Some(Event::Update {
-        session_id: params.session_id.into_owned(),
+        session_id: session_id.into_owned(),
         session_update: head.session_update.into_owned(),
         tool_name,
-        update: (detail == Detail::Full).then(|| params.update.get().to_owned()),
+        update: raw
+            .filter(|_| detail == Detail::Full)
+            .map(|raw| raw.get().to_owned()),
     })
 }

@@ -8,7 +8,8 @@
 //! * `session` — the actor: start-up, turns, cancel, ordered cleanup; all reported as
 //!   [`Event`]s through one bounded channel.
 //! * `config`, `permission`, `launch` — the documented rules and messages.
-//! * `bridge` (over `http`) — the Streamable-HTTP MCP server serving the Agent's JS Tools.
+//! * `bridge` (over `http`) — the Streamable-HTTP MCP server serving the Agent's JS Tools;
+//!   `relay` — the host side of the Sandbox MCP relay that carries it into a guest.
 //!
 //! No napi here: the binding (`src/acp.rs` of the addon) converts events to JSON.
 
@@ -21,13 +22,14 @@ mod http;
 mod launch;
 mod lines;
 mod permission;
+mod relay;
 mod session;
 mod session_config;
 mod tail;
 mod transport;
 mod wire;
 
-pub use bridge::{start as start_bridge, Bridge};
+pub use bridge::{start as start_bridge, Bridge, RelayTarget};
 pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};
 pub use events::{Detail, Event, ProcessFact, UpdateDetail};
@@ -35,5 +37,6 @@ pub use launch::{
     check_path, create_state_directory, write_launch_files, Launch, LaunchFile, LaunchFileError,
 };
 pub use permission::PermissionPolicy;
+pub use relay::{Relay, INVALID_READINESS, RELAY_LINE_LIMIT};
 pub use session::{Limits, Session, SessionConfig, SessionSpec, PROTOCOL_VERSION};
 pub use transport::{external, ExternalAgent, ExternalExit, ExternalPort, Pipe};

@@ -163,6 +163,18 @@ pub enum Output {
 }
 
 impl Output {
+    /// Waits `pause` so small writes gather; a host pipe is taken out of the reactor
+    /// meanwhile (see `OutputStream::gather`), so they wake nobody.
+    pub async fn gather(&mut self, pause: Duration) -> Result<(), String> {
+        match self {
+            Output::Local(stream) => stream.gather(pause).await.map_err(|e| e.to_string()),
+            Output::External(_) => {
+                tokio::time::sleep(pause).await;
+                Ok(())
+            }
+        }
+    }
+
     pub async fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
         match self {
             Output::Local(stream) => stream.read_chunk().await.map_err(|e| e.to_string()),

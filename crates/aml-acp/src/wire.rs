@@ -49,7 +49,42 @@ pub enum Incoming<'a> {
         id: Option<u64>,
         outcome: Result<&'a RawValue, RpcError>,
     },
+    /// A `session/update` notification read in one pass (see [`classify_update_first`]).
+    Update(FastUpdate<'a>),
     Malformed,
+}
+
+/// A `session/update` notification with its update's head, parsed in a single pass.
+#[derive(Deserialize)]
+pub struct FastUpdate<'a> {
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub params: FastParams<'a>,
+}
+
+#[derive(Deserialize)]
+pub struct FastParams<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    pub session_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub update: UpdateHead<'a>,
+}
+
+/// Like [`classify`], but a well-formed `session/update` notification comes back as
+/// [`Incoming::Update`] from one pass over the line, instead of a raw `params` that must be
+/// scanned again per level. For observers that want no raw copy of the update.
+pub fn classify_update_first(line: &[u8]) -> Incoming<'_> {
+    if memchr::memmem::find(line, b"\"session/update\"").is_some() {
+        if let Ok(update) = serde_json::from_slice::<FastUpdate>(line) {
+            if update.id.is_none() && update.method == "session/update" {
+                return Incoming::Update(update);
+            }
+        }
+    }
+    classify(line)
 }
 
 pub fn classify(line: &[u8]) -> Incoming<'_> {
@@ -196,5 +231,35 @@ mod tests {
         assert!(chunk_text(&image).is_none());
         let list = RawValue::from_string("[]".into()).unwrap();
         assert!(chunk_text(&list).is_none());
+    }
+
+    #[test]
+    fn session_updates_parse_in_one_pass_and_others_fall_back() {
+        let line = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#;
+        let Incoming::Update(update) = classify_update_first(line) else {
+            panic!("not a fast update")
+        };
+        assert_eq!(update.params.session_id, "s");
+        assert_eq!(update.params.update.session_update, "agent_message_chunk");
+        assert_eq!(
+            chunk_text(update.params.update.content.unwrap()).unwrap(),
+            "hi"
+        );
+        // Wrong shapes, and a request that mentions the method, take the general path.
+        let odd = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"x","update":17}}"#;
+        assert!(matches!(
+            classify_update_first(odd),
+            Incoming::Notification { .. }
+        ));
+        let request = br#"{"jsonrpc":"2.0","id":4,"method":"session/update","params":{"sessionId":"x","update":{"sessionUpdate":"plan"}}}"#;
+        assert!(matches!(
+            classify_update_first(request),
+            Incoming::Request { .. }
+        ));
+        let reply = br#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#;
+        assert!(matches!(
+            classify_update_first(reply),
+            Incoming::Response { id: Some(3), .. }
+        ));
     }
 }

@@ -53,18 +53,20 @@ impl Domain {
     }
 
     /// The result of the text-only Agent entered by [`Domain::enter_text_agent`]: lands
-    /// `text` (and the trace `output`) and, when that completes the task, takes its output
-    /// and releases it. Otherwise the step is returned and the task stays live.
+    /// `text` (and the trace `output`). When that completes the task ([`Op::Done`]), the
+    /// task is released: its output is `text` itself, which the caller already holds.
+    /// Otherwise the task stays live. Returns the step either way.
     pub fn finish_text_agent(
         &mut self,
         id: TaskId,
         text: &str,
         output: &str,
-    ) -> Result<Result<String, Step>, EvalError> {
+    ) -> Result<Step, EvalError> {
         let step = self.agent_done(id, text, output)?;
-        if step.op != Op::Done {
-            return Ok(Err(step));
+        if step.op == Op::Done {
+            let landed = self.finish(id)?;
+            debug_assert_eq!(landed, text);
         }
-        self.finish(id).map(Ok)
+        Ok(step)
     }
 }

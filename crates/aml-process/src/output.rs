@@ -70,7 +70,9 @@ enum Read {
 
 /// One of the child's output pipes.
 pub struct OutputStream {
-    pipe: pipe::Receiver,
+    /// `None` only while [`gather`](Self::gather) holds the descriptor unregistered, or
+    /// after a gather was cancelled (the stream then reports its end).
+    pipe: Option<pipe::Receiver>,
     budget: Arc<Budget>,
     buffer: Box<[u8]>,
     eof: bool,
@@ -79,7 +81,7 @@ pub struct OutputStream {
 impl OutputStream {
     pub(crate) fn new(fd: OwnedFd, budget: Arc<Budget>) -> io::Result<Self> {
         Ok(OutputStream {
-            pipe: pipe::Receiver::from_owned_fd(fd)?,
+            pipe: Some(pipe::Receiver::from_owned_fd(fd)?),
             budget,
             buffer: vec![0; CHUNK].into_boxed_slice(),
             eof: false,
@@ -93,13 +95,35 @@ impl OutputStream {
             match self.try_read()? {
                 Read::Chunk(chunk) => return Ok(Some(chunk)),
                 Read::Eof => return Ok(None),
-                Read::Pending => self
-                    .pipe
-                    .readable()
-                    .await
-                    .map_err(|error| ProcessError::io("waiting for process output", error))?,
+                Read::Pending => {
+                    let Some(pipe) = self.pipe.as_ref() else {
+                        return Ok(None);
+                    };
+                    pipe.readable()
+                        .await
+                        .map_err(|error| ProcessError::io("waiting for process output", error))?
+                }
             }
         }
+    }
+
+    /// Lets output gather for `pause` with the pipe taken out of the reactor, so the
+    /// writes that arrive meanwhile wake no thread (with the descriptor registered, every
+    /// write of a chatty child is an epoll wake-up even when nobody is reading). The next
+    /// [`read_chunk`](Self::read_chunk) then gets what gathered, up to a pipe's capacity.
+    /// Cancelling it closes the pipe (later reads report the end).
+    pub async fn gather(&mut self, pause: std::time::Duration) -> Result<(), ProcessError> {
+        let Some(pipe) = self.pipe.take() else {
+            return Ok(());
+        };
+        let fd = pipe
+            .into_nonblocking_fd()
+            .map_err(|error| ProcessError::io("pausing process output", error))?;
+        tokio::time::sleep(pause).await;
+        let pipe = pipe::Receiver::from_owned_fd(fd)
+            .map_err(|error| ProcessError::io("resuming process output", error))?;
+        self.pipe = Some(pipe);
+        Ok(())
     }
 
     /// A chunk that can be read without waiting; `None` at end of stream or when the pipe is
@@ -108,7 +132,9 @@ impl OutputStream {
     /// Reads the descriptor directly rather than through the reactor's readiness (see
     /// `sys::read_now`): bytes a dead group left in the pipe must never be reported as absent.
     pub(crate) fn read_available(&mut self) -> Result<Option<Vec<u8>>, ProcessError> {
-        let pipe = &self.pipe;
+        let Some(pipe) = self.pipe.as_ref() else {
+            return Ok(None);
+        };
         let read = |buffer: &mut [u8]| sys::read_now(pipe.as_fd(), buffer);
         match Self::read_with(&mut self.eof, &self.budget, &mut self.buffer, read)? {
             Read::Chunk(chunk) => Ok(Some(chunk)),
@@ -117,7 +143,9 @@ impl OutputStream {
     }
 
     fn try_read(&mut self) -> Result<Read, ProcessError> {
-        let pipe = &self.pipe;
+        let Some(pipe) = self.pipe.as_ref() else {
+            return Ok(Read::Eof);
+        };
         let read = |buffer: &mut [u8]| pipe.try_read(buffer);
         Self::read_with(&mut self.eof, &self.budget, &mut self.buffer, read)
     }
