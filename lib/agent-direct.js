@@ -4,7 +4,8 @@
 // protocol and the text child one crossing each and keep a mirror stack for them; the
 // engine does the same steps in one call each way (crates/aml-engine/src/text_agent.rs).
 // Only shapes whose generic evaluation is exactly that sequence take it: this copy's node,
-// only a string child, no Agent prop to read or check, no Sandbox, no journal.
+// only a string child, no Agent prop to read or check, no Sandbox. In a journaled
+// evaluation the journal replays or records it (journal-agent.js, enterJournaledTextAgent).
 
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"
@@ -22,7 +23,7 @@ const TRACE_PENDING = 16
  */
 export function textAgentPrompt(domain, value, env) {
   if (typeof value !== "object" || value === null || nodeIdentity(value) === 0) return undefined
-  if (value.type !== Agent || env.sandbox !== undefined || domain.journal !== undefined) return undefined
+  if (value.type !== Agent || env.sandbox !== undefined) return undefined
   const props = value.props
   const prompt = props.children
   if (typeof prompt !== "string") return undefined

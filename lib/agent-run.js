@@ -8,7 +8,7 @@ import { defaultEntry } from "./agent-props.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
-import { runJournaledAgent } from "./journal-agent.js"
+import { agentJournalStep, enterJournaledTextAgent, runJournaledAgent, settleJournaledText } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { nodeIdentity } from "./node.js"
 import { grantedTool } from "./tool-instrumentation.js"
@@ -61,9 +61,14 @@ export function sandboxHandshake(domain, task, entry) {
 
 /**
  * Runs the Agent on top of `task`, whose entry (from readAgentProps) is `entry`.
- * Resolves with the engine's next step code.
+ * Resolves with the engine's next step code (a journal replay returns it at once).
  */
 export function runAgent(domain, task, entry, structured) {
+  // A journaled evaluation (docs/JOURNAL.md) may replay the Agent before any request exists.
+  if (domain.journal !== undefined) {
+    const replayed = agentJournalStep(domain, task, structured)
+    if (replayed >= 0) return replayed
+  }
   return runPlanned(domain, task, entry, structured, domain.native.agentPlan(task), false)
 }
 
@@ -76,10 +81,19 @@ export function runAgent(domain, task, entry, structured) {
 export function runTextAgent(domain, task, node, prompt, settled) {
   try {
     const provider = domain.options.agentProvider
-    const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
-    if (typeof line === "number") throw stepFailure(domain, task, line)
+    let plan
+    if (domain.journal === undefined) {
+      const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+      if (typeof line === "number") throw stepFailure(domain, task, line)
+      plan = textAgentPlan(line, prompt)
+    } else {
+      // A journaled evaluation (docs/JOURNAL.md) enters it and may replay it in one call.
+      plan = enterJournaledTextAgent(domain, task, node, provider, prompt, settled)
+      if (plan instanceof Promise) return plan
+      if (typeof plan === "number") throw stepFailure(domain, task, plan)
+    }
     if (domain.tracing) domain.flushTrace()
-    return runPlanned(domain, task, defaultEntry(provider), undefined, textAgentPlan(line, prompt), settled)
+    return runPlanned(domain, task, defaultEntry(provider), undefined, plan, settled)
   } catch (error) {
     throw failDirect(domain, task, error)
   }
@@ -108,7 +122,10 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
       : buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs)
   Object.freeze(request)
   // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
-  if (domain.journal !== undefined) return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
+  if (domain.journal !== undefined) {
+    const running = runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
+    return direct === false ? running : settleJournaledText(domain, task, running, direct)
+  }
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks[task] > 0

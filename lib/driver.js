@@ -233,7 +233,9 @@ export async function runTask(domain, task, value, env) {
           envs[height - 1] = slot.env
           continue
         } else if (op === OP_AGENT) {
-          code = await runAgent(domain, task, cursors[height - 1].entry, domain.structuredFor(task))
+          code = runAgent(domain, task, cursors[height - 1].entry, domain.structuredFor(task))
+          // A journal replay answers at once (journal-agent.js); a provider call is awaited.
+          if (typeof code !== "number") code = await code
           continue
         } else if (op === OP_HANDSHAKE) {
           // A sandboxed Agent's children are done: its provider must accept the session.

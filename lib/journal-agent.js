@@ -1,8 +1,14 @@
 // A ready Agent in a journaled evaluation (docs/JOURNAL.md): answered from the journal when
 // its position holds an entry for the same request digest, otherwise run as usual (and
 // counted against maxAgentCalls, which only counts real provider calls) and recorded once it
-// settled. agent-run.js hands over with one branch after building the request, so an
-// evaluation without a journal never reaches this file.
+// settled. An evaluation without a journal never reaches this file.
+//
+// agentJournalStep runs first, before runAgent builds anything: the engine computes the key
+// and digest from the Agent's plan and, for a plain-text entry, replays the Agent itself
+// (src/journal_hot.rs) — no request, provider call, scheduler slot or promise. Everything
+// else (recording, divergence, structured answers, Loop state calls) comes back to
+// runJournaledAgent once runAgent built the request; a plain-text Agent is recorded on the
+// plain provider path (journal-record.js).
 //
 // A replayed Agent keeps its span (with `journal.replayed: true` and a `journal.replay`
 // event), its place in the output and its Loop state patches: the `aml_set_state` calls the
@@ -10,10 +16,13 @@
 // Loop's state advances exactly as it did.
 
 import { callAgentProvider, createExecutionContext, readText } from "./agent-call.js"
+import { failDirect, stepFailure } from "./agent-direct.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
-import { agentDigest } from "./journal-digest.js"
-import { journalMarkReplayed } from "./native.js"
+import { agentExtra } from "./journal-digest.js"
+import { recordTextAgent } from "./journal-record.js"
+import { journalMarkReplayed, journalTextAgent } from "./native.js"
+import { nodeIdentity } from "./node.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { snapshotJson } from "./stable-json.js"
 
@@ -77,22 +86,110 @@ async function callProvider(domain, task, entry, structured, request, label, lea
   }
 }
 
+/**
+ * The journal's first look at the ready Agent on top of `task`: the engine's next step code
+ * when it replayed the Agent natively, else -1 (runAgent goes on and hands over to
+ * runJournaledAgent with what the engine found).
+ */
+export function agentJournalStep(domain, task, structured) {
+  const session = domain.journal
+  const step = session.agentStep(task, agentExtra(domain, task, structured))
+  if (typeof step === "number") return step
+  session.step = step
+  return -1
+}
+
+const OP_DONE = 0
+const TRACE_PENDING = 16
+
+/** The text of a direct task (agent-direct.js) whose Agent completed with step `code`. */
+function directText(domain, task, code) {
+  if ((code & 15) !== OP_DONE) throw stepFailure(domain, task, code)
+  if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
+  return domain.native.finish(task)
+}
+
+/**
+ * The one-call path (agent-direct.js, runTextAgent) in a journaled evaluation: the Agent is
+ * entered, looked up and, when a text entry matches, replayed and its task finished in one
+ * engine call (src/journal_hot.rs). Returns a promise of the replayed task's text, a step
+ * code (a step other than the expected one), or the plan for runTextAgent to run. A
+ * replay's `settled(false)` runs before any reaction of the caller's, as it would in the
+ * settling reaction of a live call.
+ */
+export function enterJournaledTextAgent(domain, task, node, provider, prompt, settled) {
+  const session = domain.journal
+  const native = domain.native
+  const answer = journalTextAgent(native.id, session.index.id, task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+  if (typeof answer === "string") {
+    if (domain.tracing) domain.flushTrace()
+    queueMicrotask(() => settled(false))
+    return Promise.resolve(answer)
+  }
+  if (typeof answer === "number") return answer
+  session.step = answer
+  return native.agentPlan(task)
+}
+
+/** runJournaledAgent's `running` step code as the one-call path's text (runTextAgent). */
+export function settleJournaledText(domain, task, running, settled) {
+  const failed = (error) => {
+    failDirect(domain, task, error)
+    settled(true, error)
+    return error
+  }
+  return running.then(
+    (code) => {
+      let text
+      try {
+        text = directText(domain, task, code)
+      } catch (error) {
+        throw failed(error)
+      }
+      settled(false)
+      return text
+    },
+    (error) => {
+      throw failed(error)
+    },
+  )
+}
+
 /** Same contract as runAgent: resolves with the engine's next step code. */
-export async function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
+export function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
+  const session = domain.journal
+  const step = session.step
+  session.step = undefined
+  const status = step[2]
+  // status: the entry's slot (same request), -2 (another request: divergence) or -1 (none).
+  if (status < 0 && structured === undefined && skillRefs.length === 0 && runtimeTools(domain, refs).length === 0) {
+    const { spanId, parentSpanId } = request.trace
+    if (status === -2) session.diverged(spanId, parentSpanId, "agent", step[0])
+    try {
+      session.reserveCall(spanId)
+    } catch (error) {
+      lease.open = false
+      return Promise.reject(error)
+    }
+    return recordTextAgent(domain, task, entry, request, label, lease, step[0], step[1])
+  }
+  return runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step)
+}
+
+/** Replays in JS (structured, Loop state calls) or runs and records any other Agent. */
+async function runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step) {
   const session = domain.journal
   const native = domain.native
   const { spanId, parentSpanId } = request.trace
-  const key = session.agentKey(task)
-  const digest = agentDigest(entry.provider.name, request)
-  const recorded = session.lookup(key, "agent")
+  const [key, digest, status] = step
+  const replay = status >= 0
   const owned = runtimeTools(domain, refs)
-  const replay = recorded !== undefined && recorded.digest === digest
   let response
   let stateCalls
   if (replay) {
     journalMarkReplayed(native.id, task)
     session.replayed(spanId, parentSpanId, "agent", key)
-    const recordedValue = recorded.value
+    const recordedValue = session.entry(status).value
     response = recordedValue.structured === undefined ? recordedValue : { structured: recordedValue.structured, text: "" }
     const calls = recordedValue.stateCalls
     try {
@@ -103,7 +200,7 @@ export async function runJournaledAgent(domain, task, entry, structured, request
     // As after a live call: an abort that landed meanwhile wins over the recorded answer.
     if (domain.signal.aborted) throw domain.signal.reason
   } else {
-    if (recorded !== undefined) session.diverged(spanId, parentSpanId, "agent", key)
+    if (status === -2) session.diverged(spanId, parentSpanId, "agent", key)
     try {
       session.reserveCall(spanId)
     } catch (error) {

@@ -1,8 +1,9 @@
 // Request digests for the evaluation journal (docs/JOURNAL.md): a step is replayed only
-// when the request it would make now is the request whose answer was recorded. The facade
-// builds one canonical text (every part length-prefixed, so distinct requests never share
-// a text); Rust hashes it (SHA-256, crates/aml-journal/src/digest.rs). Schemas are frozen
-// snapshots reused across calls, so their JSON text is cached by identity.
+// when the request it would make now is the request whose answer was recorded. Every part
+// of a canonical text is length-prefixed, so distinct requests never share a text; Rust
+// hashes it (SHA-256, crates/aml-journal/src/digest.rs). An Agent's text is mostly the
+// engine's (its plan); a Tool call's is built here. Schemas are frozen snapshots reused
+// across calls, so their JSON text is cached by identity.
 
 import { journalDigest } from "./native.js"
 
@@ -23,25 +24,24 @@ function part(text) {
 }
 
 /**
- * An Agent request: provider name, model, prompt, system, follow-ups, the granted Tools'
- * names and input schemas, MCP server names, Skill names and the output schema.
+ * The part of an Agent digest only JS holds (the engine hashes the rest from its plan:
+ * provider name, model, prompt, system, follow-ups, Tool, MCP server and Skill names;
+ * src/journal_hot.rs): the granted Tools' input schemas and the output schema. Undefined
+ * when there is neither, which spares the plain Agent any JS work.
  */
-export function agentDigest(providerName, request) {
-  let text = `agent;${part(providerName)}${request.model === undefined ? "-;" : part(request.model)}`
-  text += part(request.prompt) + part(request.system)
-  const followUps = request.followUps ?? []
-  text += `f${followUps.length};`
-  for (const followUp of followUps) text += part(followUp)
-  text += `t${request.tools.length};`
-  for (const tool of request.tools) text += part(tool.name) + part(schemaText(tool.inputSchema))
-  text += `m${request.mcpServers.length};`
-  for (const server of request.mcpServers) text += part(server.name)
-  const skills = request.skills ?? []
-  text += `s${skills.length};`
-  for (const skill of skills) text += part(String(skill.name))
-  const output = request.output
-  text += output === undefined ? "o-;" : `o${part(output.type)}${part(schemaText(output.jsonSchema))}`
-  return journalDigest(text)
+export function agentExtra(domain, task, structured) {
+  if (domain.tools.length === 0 && structured === undefined) return undefined
+  let text = ""
+  if (domain.tools.length > 0) {
+    for (const ref of domain.native.agentTools(task)) {
+      const tool = domain.tools[ref]
+      // The Loop's state Tool (loop-state-tool.js) has one fixed schema; its name is in the plan.
+      text += typeof tool.instrument === "function" ? "-;" : part(schemaText(tool.inputSchema))
+    }
+  }
+  const output = structured?.request
+  if (output !== undefined) text += `o${part(output.type)}${part(schemaText(output.jsonSchema))}`
+  return text
 }
 
 /** A callable Tool call: the Tool's name and input schema and the input snapshot. */

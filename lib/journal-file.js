@@ -2,10 +2,11 @@
 // work is Rust's (crates/aml-journal): open with torn-tail repair and the workflow check,
 // then one fsync'd line per settled step. append() is synchronous on purpose: the record of
 // a settled step must be on disk before the workflow moves on, or a crash right after could
-// re-run it.
+// re-run it. Entries are indexed natively as they are read and appended (journal-index.js).
 
 import { resolve } from "node:path"
 
+import { builtInJournal, JournalIndex } from "./journal-index.js"
 import { isNormalized } from "./normalized.js"
 import { journalFileAppend, journalFileOpen } from "./native.js"
 
@@ -26,8 +27,11 @@ export function createFileJournal(path, options) {
   if (!isNormalized(workflow)) throw new TypeError("File journal workflow must be a non-empty normalized string")
   const absolute = resolve(path)
   const opened = native(() => journalFileOpen(absolute, workflow))
-  const list = opened.records.map((record) => JSON.parse(record))
-  return Object.freeze({
+  // Indexed natively (journal-index.js), so a retry replays settled Agents in the engine.
+  const index = new JournalIndex()
+  for (const record of opened.records) index.add(JSON.parse(record))
+  const list = index.list
+  const journal = Object.freeze({
     path: absolute,
     workflow,
     /** Whether opening dropped a torn last record (a crash during its write). */
@@ -35,7 +39,8 @@ export function createFileJournal(path, options) {
     entries: () => Object.freeze([...list]),
     append(entry) {
       native(() => journalFileAppend(absolute, JSON.stringify(entry)))
-      list.push(entry)
+      index.add(entry)
     },
   })
+  return builtInJournal(journal, index)
 }

@@ -1,13 +1,19 @@
 // createMemoryJournal(): the in-memory AmlJournal (docs/JOURNAL.md). Keep the object to retry
-// an evaluation in the same process; entries are frozen plain data.
+// an evaluation in the same process; entries are frozen plain data. Its entries are also
+// indexed natively (journal-index.js), so a retry replays settled Agents inside the engine.
+
+import { builtInJournal, JournalIndex } from "./journal-index.js"
 
 /** An append-only in-memory journal, optionally seeded with `entries`. */
 export function createMemoryJournal(entries) {
-  const list = entries === undefined ? [] : [...entries]
-  return Object.freeze({
+  const index = new JournalIndex()
+  if (entries !== undefined) for (const entry of entries) index.add(entry)
+  const list = index.list
+  const journal = Object.freeze({
     entries: () => Object.freeze([...list]),
     append(entry) {
-      list.push(entry)
+      index.add(entry)
     },
   })
+  return builtInJournal(journal, index)
 }

@@ -1,31 +1,14 @@
-// One journaled evaluation (docs/JOURNAL.md): the loaded entries by key, the structural
-// position of every task, the real provider call budget, and durable recording.
+// One journaled evaluation (docs/JOURNAL.md): the journal's entries (a native index,
+// journal-index.js), the real provider call budget, and durable recording.
 //
 // Keys are positions, never span ids or object identities (those depend on timing): the
-// engine describes a task's frame stack (crates/aml-engine/src/position.rs) and each task
-// carries its origin, the position that created it plus the ordinal of that creation (the
-// nth nested evaluate() of a component, Parallel branch n, Loop iteration n).
+// engine describes a task's frame stack and prefixes it with the task's origin, the
+// position that created it plus the ordinal of that creation (the nth nested evaluate() of
+// a component, Parallel branch n, Loop iteration n; crates/aml-engine/src/position.rs).
 
 import { EvaluationError } from "./errors.js"
-import { journalPosition } from "./native.js"
-
-const KINDS = new Set(["agent", "tool"])
-
-/** Validates one stored entry; a journal holding anything else is refused, not guessed at. */
-function checkEntry(entry) {
-  if (
-    typeof entry !== "object" ||
-    entry === null ||
-    typeof entry.key !== "string" ||
-    typeof entry.digest !== "string" ||
-    !KINDS.has(entry.kind) ||
-    typeof entry.value !== "object" ||
-    entry.value === null
-  ) {
-    throw new TypeError("AML journal entries must be { key, digest, kind, value } records")
-  }
-  return entry
-}
+import { builtInIndex, INVALID_ENTRIES, isEntry, JournalIndex } from "./journal-index.js"
+import { journalAgent, journalEnable, journalIndexSlot, journalToolKey } from "./native.js"
 
 export class JournalSession {
   constructor(domain, journal, maxAgentCalls) {
@@ -34,54 +17,60 @@ export class JournalSession {
     this.maxAgentCalls = maxAgentCalls
     /** Real provider calls so far (maxAgentCalls counts only these). */
     this.calls = 0
-    this.entries = new Map()
-    /** Task id → origin prefix. Task ids are reused: every creation overwrites its entry. */
-    this.origins = new Map()
-    /** Position → how many tasks / Tool calls it created so far. */
-    this.ordinals = new Map()
-    const native = domain.native
-    const plain = native.newTask
-    native.newTask = (parent) => {
-      const task = plain.call(native, parent)
-      this.origins.set(task, parent === null ? "" : `${this.#next(parent, "e")}/`)
-      return task
-    }
+    /** The journal's JournalIndex, once load() ran. */
+    this.index = undefined
+    /**
+     * The engine's `[key, digest, status]` for the Agent runAgent is handing over
+     * (journal-agent.js); set and consumed within one synchronous stretch.
+     */
+    this.step = undefined
+    journalEnable(domain.native.id)
   }
 
   async load() {
+    // A built-in journal keeps its index: only entries appended since are filed.
+    const kept = builtInIndex(this.journal)
+    if (kept !== undefined) {
+      kept.sync()
+      this.index = kept
+      return
+    }
     const loaded = await this.journal.entries()
     if (loaded === undefined || loaded === null || typeof loaded[Symbol.iterator] !== "function") {
       throw new TypeError("AML journal entries() must return an iterable")
     }
     // A key recorded twice (a divergent step re-recorded) answers with its latest entry.
-    for (const entry of loaded) this.entries.set(entry?.key, checkEntry(entry))
+    const index = new JournalIndex()
+    for (const entry of loaded) {
+      if (!isEntry(entry)) throw new TypeError(INVALID_ENTRIES)
+      index.add(entry)
+    }
+    index.sync()
+    this.index = index
   }
 
-  /** The unique position of the top of `task`. */
-  position(task) {
-    return (this.origins.get(task) ?? "") + journalPosition(this.domain.native.id, task)
-  }
-
-  /** The next ordinal creation of kind `tag` ("e": task, "t": Tool call) from `task`. */
-  #next(task, tag) {
-    const at = `${this.position(task)}${tag}`
-    const n = this.ordinals.get(at) ?? 0
-    this.ordinals.set(at, n + 1)
-    return `${at}${n}`
+  /**
+   * The engine's look at the ready Agent on top of `task` (src/journal_hot.rs): a step code
+   * when it replayed the Agent itself, else `[key, digest, status]`. `extra` is the text of
+   * what only JS holds (journal-digest.js).
+   */
+  agentStep(task, extra) {
+    return journalAgent(this.domain.native.id, this.index.id, task, extra)
   }
 
   toolKey(task) {
-    return `tool:${this.#next(task, "t")}`
-  }
-
-  agentKey(task) {
-    return `agent:${this.position(task)}`
+    return journalToolKey(this.domain.native.id, task)
   }
 
   /** The recorded entry of `key` with this `kind`, or undefined. */
   lookup(key, kind) {
-    const entry = this.entries.get(key)
-    return entry !== undefined && entry.kind === kind ? entry : undefined
+    const slot = journalIndexSlot(this.index.id, key, kind)
+    return slot < 0 ? undefined : this.index.list[slot]
+  }
+
+  /** The entry at `slot` of the journal's list. */
+  entry(slot) {
+    return this.index.list[slot]
   }
 
   /** A real provider call is about to start: the budget counts it (LIM-1 message). */
@@ -95,7 +84,8 @@ export class JournalSession {
 
   /** Appends a settled step; a journal whose append returns a promise is awaited. */
   record(key, kind, digest, value) {
-    // Not indexed here: every position is looked up once per evaluation, before it records.
+    // Not filed in this run's index: every position is looked up once per evaluation,
+    // before it records (a built-in journal files it when the next evaluation starts).
     const entry = Object.freeze({ digest, key, kind, value: Object.freeze(value) })
     const appended = this.journal.append(entry)
     return appended !== null && typeof appended?.then === "function" ? appended : undefined

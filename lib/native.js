@@ -146,8 +146,20 @@ const {
 
 // Workspace, <File>, <Include> (src/workspace_scope.rs, src/fs.rs): confined file operations.
 export const { fsReadFile, fsWriteFile } = binding
-// The evaluation journal (src/journal.rs, docs/JOURNAL.md).
-export const { journalDigest, journalFileAppend, journalFileOpen, journalMarkReplayed, journalPosition } = binding
+// The evaluation journal (src/journal*.rs, docs/JOURNAL.md); the per-Agent replay and the
+// index appends are plain Node-API callbacks (src/journal_hot.rs).
+export const {
+  JournalIndexHandle,
+  journalDigest,
+  journalEnable,
+  journalFileAppend,
+  journalFileOpen,
+  journalIndexSlot,
+  journalMarkReplayed,
+  journalToolKey,
+  liveJournalIndexes,
+} = binding
+export const { journalAgent, journalIndexAdd, journalTextAgent } = binding.journalHotPath()
 const { claimWorkspace, primitiveChannel } = binding
 
 export class NativeEvaluation {

@@ -13,10 +13,34 @@ fn journal_error(err: aml_journal::JournalError) -> Error {
     Error::new(Status::GenericFailure, err.to_string())
 }
 
-/// The structural position of `task`'s top frame (only journaled evaluations ask).
+/// Starts recording task origins: `domain` is a journaled evaluation.
 #[napi]
-pub fn journal_position(domain: u32, task: u32) -> Result<String> {
-    guard(|| registry::with(domain, |d| d.position(task).map_err(engine_error)))
+pub fn journal_enable(domain: u32) -> Result<()> {
+    guard(|| {
+        registry::with(domain, |d| {
+            d.enable_positions();
+            Ok(())
+        })
+    })
+}
+
+/// The key of the next callable-Tool call from the component on top of `task`.
+#[napi]
+pub fn journal_tool_key(domain: u32, task: u32) -> Result<String> {
+    guard(|| registry::with(domain, |d| d.tool_key(task).map_err(engine_error)))
+}
+
+/// The slot of the entry of `kind` at `key` in journal index `index`, or -1.
+#[napi]
+pub fn journal_index_slot(index: u32, key: String, kind: String) -> Result<i64> {
+    guard(|| {
+        let Some(kind) = aml_journal::EntryKind::parse(&kind) else {
+            return Ok(-1);
+        };
+        crate::journal_index::with(index, |journal| {
+            Ok(journal.slot(&key, kind).map_or(-1, i64::from))
+        })
+    })
 }
 
 /// Marks the ready Agent on top of `task` as replayed (its span gets `journal.replayed`).

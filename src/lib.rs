@@ -38,8 +38,10 @@ pub mod workspace_scope;
 // Workspace persistence (crates/aml-workspace): sessions, stores, JS storage adapters.
 pub mod workspace;
 pub mod workspace_js_storage;
-// The evaluation journal (docs/JOURNAL.md).
+// The evaluation journal (docs/JOURNAL.md): file, positions, native index and replay.
 pub mod journal;
+pub mod journal_hot;
+pub mod journal_index;
 // Docker Sandbox (crates/aml-docker, docs/DOCKER-SANDBOX.md).
 pub mod docker;
 pub mod docker_spawn;

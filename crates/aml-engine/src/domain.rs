@@ -31,6 +31,8 @@ pub struct Domain {
     root_span: Option<OpenSpan>,
     tasks: Vec<Option<Task>>,
     free: Vec<TaskId>,
+    /// Journal positions (position.rs), only in an evaluation given a journal.
+    pub(crate) positions: Option<Box<crate::position::Positions>>,
 }
 
 const NO_TASK: EvalError = EvalError::Invariant("AML evaluation task is not active");
@@ -54,6 +56,7 @@ impl Domain {
             root_span: None,
             tasks: Vec::new(),
             free: Vec::new(),
+            positions: None,
         }
     }
 
@@ -148,7 +151,7 @@ impl Domain {
             None => Task::root(),
             Some(p) => self.task(p)?.child(),
         };
-        Ok(match self.free.pop() {
+        let id = match self.free.pop() {
             Some(id) => {
                 self.tasks[id as usize] = Some(task);
                 id
@@ -157,7 +160,11 @@ impl Domain {
                 self.tasks.push(Some(task));
                 (self.tasks.len() - 1) as TaskId
             }
-        })
+        };
+        if self.positions.is_some() {
+            self.note_origin(id, parent);
+        }
+        Ok(id)
     }
 
     /// Marks a fresh task as a structured evaluation.

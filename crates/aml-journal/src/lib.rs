@@ -10,9 +10,11 @@
 
 mod digest;
 mod file;
+mod index;
 
-pub use digest::digest;
+pub use digest::{agent_digest, digest, AgentRequest};
 pub use file::{append, open, Opened};
+pub use index::{EntryKind, Found, Indexed, JournalIndex};
 
 use std::path::Path;
 

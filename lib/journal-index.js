@@ -1,0 +1,84 @@
+// The native index of a journal's entries (src/journal_index.rs, docs/JOURNAL.md): what lets
+// a replayed Agent be answered inside the engine (src/journal_hot.rs) without a request or a
+// provider call. The built-in journals (journal-memory.js, journal-file.js) keep one for
+// their whole life, brought up to date with their appends when an evaluation starts; any
+// other journal's entries are indexed once per evaluation (journal-session.js).
+//
+// An entry is filed with its slot (its index in the journal's list of entries, where the
+// facade finds it again) and, for a plain-text Agent answer, its text.
+
+import { JournalIndexHandle, journalIndexAdd } from "./native.js"
+
+const KINDS = new Set(["agent", "tool"])
+export const INVALID_ENTRIES = "AML journal entries must be { key, digest, kind, value } records"
+
+/** Whether `entry` is a `{ key, digest, kind, value }` record. */
+export function isEntry(entry) {
+  return (
+    typeof entry === "object" &&
+    entry !== null &&
+    typeof entry.key === "string" &&
+    typeof entry.digest === "string" &&
+    KINDS.has(entry.kind) &&
+    typeof entry.value === "object" &&
+    entry.value !== null
+  )
+}
+
+/** The text the engine may replay by itself: a plain `{ text }` Agent answer. */
+function replayText(entry) {
+  if (entry.kind !== "agent") return undefined
+  const value = entry.value
+  if (value.structured !== undefined || value.stateCalls !== undefined) return undefined
+  const text = value.text
+  return typeof text === "string" ? text : undefined
+}
+
+export class JournalIndex {
+  constructor() {
+    // The handle owns the native slot (freed when it is collected); `id` is read once
+    // because the raw calls take a plain number.
+    this.handle = new JournalIndexHandle()
+    this.id = this.handle.id
+    /** The journal's entries; an entry's slot is its index here. */
+    this.list = []
+    /** How many of `list` are filed natively (or were found not to be records). */
+    this.indexed = 0
+    /** Set when an entry was not a record: evaluations with this journal reject. */
+    this.invalid = false
+  }
+
+  /**
+   * Appends `entry`. It is filed when the next evaluation starts (sync): a recording run
+   * looks each position up once, before it records, so appends need no index until then.
+   */
+  add(entry) {
+    this.list.push(entry)
+  }
+
+  /** Files the entries appended since the last sync (a later entry for a key wins). */
+  sync() {
+    const list = this.list
+    for (let slot = this.indexed; slot < list.length; slot++) {
+      const entry = list[slot]
+      if (isEntry(entry)) journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
+      else this.invalid = true
+    }
+    this.indexed = list.length
+    if (this.invalid) throw new TypeError(INVALID_ENTRIES)
+  }
+}
+
+/** Built-in journal object → its JournalIndex (the fast replay path). */
+const BUILT_IN = new WeakMap()
+
+/** Registers `journal` as a built-in over `index`; returns `journal`. */
+export function builtInJournal(journal, index) {
+  BUILT_IN.set(journal, index)
+  return journal
+}
+
+/** The index of a built-in journal, or undefined for any other journal object. */
+export function builtInIndex(journal) {
+  return BUILT_IN.get(journal)
+}
