@@ -12,7 +12,16 @@ import { materializeGuestFiles, removeGuestState } from "./acp-sandbox-launch.js
 import { pumpSandboxProcess } from "./acp-sandbox-process.js"
 import { acpRelayClose, acpRelayOpen, acpRelayReady } from "./native.js"
 
-const SOURCE = readFileSync(new URL("./acp-mcp-relay.cjs", import.meta.url), "utf8")
+// Read on first use, not at import (cold start), and found from the package root: this
+// module also runs from the CLI's SDK bundle in dist/ (scripts/bundle-sdk.js), one level
+// below the root like lib/.
+const RELAY_SCRIPT = new URL("../lib/acp-mcp-relay.cjs", import.meta.url)
+let relaySource
+
+function relayScript() {
+  relaySource ??= readFileSync(RELAY_SCRIPT, "utf8")
+  return relaySource
+}
 
 const detail = (result) => (result.stderr.trim() === "" ? `exit code ${result.exitCode}` : result.stderr.trim())
 
@@ -62,7 +71,7 @@ export async function startSandboxRelay(name, sandbox, bridge, signal, killGrace
     const mkdir = await runtime.exec("mkdir", ["-p", "-m", "700", "--", directory], { cwd: sandbox.cwd, signal })
     if (mkdir.exitCode !== 0) throw new Error(`Sandbox MCP relay failed: ${detail(mkdir)}`)
     made = true
-    await materializeGuestFiles(sandbox, directory, [{ content: SOURCE, executable: false, path: "relay.cjs" }], signal)
+    await materializeGuestFiles(sandbox, directory, [{ content: relayScript(), executable: false, path: "relay.cjs" }], signal)
     let child
     try {
       child = await runtime.spawn("node", [`${directory}/relay.cjs`], { cwd: sandbox.cwd, env: {}, signal: owned.signal })
