@@ -4,6 +4,8 @@ import { builtinModules } from "node:module"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 
+import { init, parse } from "es-module-lexer"
+
 const PATTERNS = [
   /\b(?:import|export)\s[^;"'`]*?\bfrom\s*["']([^"']+)["']/g,
   /\bimport\s*["']([^"']+)["']/g,
@@ -15,6 +17,21 @@ const PATTERNS = [
 export function specifiers(source: string): string[] {
   const found: string[] = []
   for (const pattern of PATTERNS) for (const match of source.matchAll(pattern)) found.push(match[1]!)
+  return found
+}
+
+const REQUIRE = /\brequire\(\s*["']([^"']+)["']\s*\)/g
+
+/**
+ * The module specifiers of an ES module: its static and literal dynamic imports as the
+ * es-module-lexer parser reads them (so text in strings and comments that only looks like an
+ * import, as in the CLI's loader, is not one), plus literal `require()` calls.
+ */
+export async function moduleSpecifiers(source: string): Promise<string[]> {
+  await init
+  const [imports] = parse(source)
+  const found = imports.flatMap((entry) => (entry.n === undefined ? [] : [entry.n]))
+  for (const match of source.matchAll(REQUIRE)) found.push(match[1]!)
   return found
 }
 
@@ -40,11 +57,12 @@ export interface ImportProblem {
  * `packageDir`, and bare imports that are neither Node built-ins, nor `allowedPackages`, nor
  * the loader's `@aml-jsx/sdk-<triple>` platform packages.
  */
-export function missingImports(packageDir: string, allowedPackages: readonly string[]): ImportProblem[] {
+export async function missingImports(packageDir: string, allowedPackages: readonly string[]): Promise<ImportProblem[]> {
   const problems: ImportProblem[] = []
   for (const file of listFiles(packageDir).filter((name) => /\.(?:js|d\.ts)$/.test(name))) {
     const source = readFileSync(join(packageDir, file), "utf8")
-    for (const specifier of specifiers(source)) {
+    const found = file.endsWith(".d.ts") ? specifiers(source) : await moduleSpecifiers(source)
+    for (const specifier of found) {
       if (specifier.startsWith(".")) {
         if (file === join("native", "binding.js") && OPTIONAL_LOADER_FILE.test(specifier)) continue
         const target = join(packageDir, dirname(file), specifier)

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest"
 
 import { LIFECYCLE_SCRIPTS } from "../../scripts/publish-manifest.js"
 import { hostTriple, packRelease } from "../../scripts/pack-release.js"
-import { listFiles, missingImports, readmeBlock, specifiers } from "./package-files.js"
+import { listFiles, missingImports, moduleSpecifiers, readmeBlock } from "./package-files.js"
 
 const repo = fileURLToPath(new URL("../..", import.meta.url))
 const readme = readFileSync(join(repo, "README.md"), "utf8")
@@ -144,19 +144,20 @@ describe("the packed package", () => {
     expect(manifest.license).toBe("MIT")
     // The repository's own manifest is back after the pack (postpack).
     expect(JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))).toEqual(rootManifest)
-    expect(rootManifest.scripts.prepare).toBe("npm run build")
+    // A contributor's `npm install` builds, then links the checkout's `aml` (scripts/link-bin.js).
+    expect(rootManifest.scripts.prepare).toBe("npm run build && node scripts/link-bin.js")
   })
 
-  test("the root tarball contains every file its JS and declarations import, and no addon", () => {
+  test("the root tarball contains every file its JS and declarations import, and no addon", async () => {
     const files = listFiles(installedRoot())
     expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", join("native", "binding.js")]))
     expect(files.filter((file) => file.endsWith(".node"))).toEqual([])
     // The scanner sees the very import whose target the old tarball left out.
-    expect(specifiers(readFileSync(join(installedRoot(), "lib", "native.js"), "utf8"))).toContain("../native/binding.js")
+    expect(await moduleSpecifiers(readFileSync(join(installedRoot(), "lib", "native.js"), "utf8"))).toContain("../native/binding.js")
     // Optional peers (the application's @aws-sdk/client-s3, @opentelemetry/api) are loaded
     // lazily on first use, so importing them is allowed; anything else must be a dependency.
     const resolvable = [...Object.keys(rootManifest.dependencies ?? {}), ...Object.keys(rootManifest.peerDependencies ?? {})]
-    expect(missingImports(installedRoot(), resolvable)).toEqual([])
+    expect(await missingImports(installedRoot(), resolvable)).toEqual([])
     // The loader is the one the release build generated, and it is the contributor's too.
     expect(readFileSync(join(installedRoot(), "native", "binding.js"), "utf8")).toBe(
       readFileSync(join(repo, "native", "binding.js"), "utf8"),
