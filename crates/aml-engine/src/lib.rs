@@ -32,6 +32,7 @@ mod step;
 mod task;
 mod text_agent;
 pub mod trace;
+mod trace_compact;
 mod workspace;
 
 pub use agent::AgentEntry;
