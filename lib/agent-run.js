@@ -8,7 +8,7 @@ import { defaultEntry } from "./agent-props.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
-import { agentJournalStep, enterJournaledTextAgent, runJournaledAgent, settleJournaledText } from "./journal-agent.js"
+import { agentJournalStep, enterJournaledTextAgent, runJournaledAgent } from "./journal-agent.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { nodeIdentity } from "./node.js"
 import { grantedTool } from "./tool-instrumentation.js"
@@ -76,9 +76,10 @@ export function runAgent(domain, task, entry, structured) {
  * Evaluates the text-only Agent `node` as the fresh nested task `task` on the one-call path
  * (agent-direct.js) and returns the promise of the task's text, which no AML code observes:
  * `settled(failed, error)` does the caller's bookkeeping inside the settling reaction
- * instead. A failure before the provider call is thrown (the task already failed).
+ * instead. A failure before the provider call is thrown (the task already failed). In a
+ * journaled evaluation, `entered` is what enterLocalText (journal-agent.js) found.
  */
-export function runTextAgent(domain, task, node, prompt, settled) {
+export function runTextAgent(domain, task, node, prompt, settled, entered) {
   try {
     const provider = domain.options.agentProvider
     let plan
@@ -87,9 +88,8 @@ export function runTextAgent(domain, task, node, prompt, settled) {
       if (typeof line === "number") throw stepFailure(domain, task, line)
       plan = textAgentPlan(line, prompt)
     } else {
-      // A journaled evaluation (docs/JOURNAL.md) enters it and may replay it in one call.
-      plan = enterJournaledTextAgent(domain, task, node, provider, prompt, settled)
-      if (plan instanceof Promise) return plan
+      // A journaled evaluation (docs/JOURNAL.md) entered it already (enterLocalText).
+      plan = enterJournaledTextAgent(domain, prompt, entered)
       if (typeof plan === "number") throw stepFailure(domain, task, plan)
     }
     if (domain.tracing) domain.flushTrace()
@@ -123,8 +123,7 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
   Object.freeze(request)
   // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
   if (domain.journal !== undefined) {
-    const running = runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs)
-    return direct === false ? running : settleJournaledText(domain, task, running, direct)
+    return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs, direct)
   }
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 
 import { textAgentPrompt } from "./agent-direct.js"
 import { runTextAgent } from "./agent-run.js"
+import { enterLocalText } from "./journal-agent.js"
 import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
@@ -256,7 +257,16 @@ export class EvaluationDomain {
       pending.set(promise, caller)
       return caller
     }
-    const task = this.native.newTask(scope.task)
+    let task
+    let entered
+    if (this.journal === undefined) task = this.native.newTask(scope.task)
+    else {
+      // Journaled (docs/JOURNAL.md): created, entered and perhaps replayed in one call; a
+      // replayed Agent has settled, so nothing is left to track (journal-agent.js).
+      entered = enterLocalText(this, scope.task, value, prompt)
+      if (typeof entered === "string") return Promise.resolve(entered)
+      task = entered[0]
+    }
     const local = this.localTasks
     const owner = ++this.lastLocalRun
     local[task] = owner
@@ -270,7 +280,7 @@ export class EvaluationDomain {
       else pending.delete(running)
     }
     try {
-      running = runTextAgent(this, task, value, prompt, settled)
+      running = runTextAgent(this, task, value, prompt, settled, entered)
     } catch (error) {
       // Failed before its provider call: bookkeeping as for any nested task, and the
       // caller's own promise, unobserved, is the caller's unhandled rejection.

@@ -21,7 +21,7 @@ import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { agentExtra } from "./journal-digest.js"
 import { recordTextAgent } from "./journal-record.js"
-import { journalMarkReplayed, journalTextAgent } from "./native.js"
+import { journalLocalText, journalMarkReplayed } from "./native.js"
 import { nodeIdentity } from "./node.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { snapshotJson } from "./stable-json.js"
@@ -110,29 +110,41 @@ function directText(domain, task, code) {
 }
 
 /**
- * The one-call path (agent-direct.js, runTextAgent) in a journaled evaluation: the Agent is
- * entered, looked up and, when a text entry matches, replayed and its task finished in one
- * engine call (src/journal_hot.rs). Returns a promise of the replayed task's text, a step
- * code (a step other than the expected one), or the plan for runTextAgent to run. A
- * replay's `settled(false)` runs before any reaction of the caller's, as it would in the
- * settling reaction of a live call.
+ * The one-call path (agent-direct.js) in a journaled evaluation, `evaluate(<Agent>prompt</Agent>)`
+ * from the component on top of `parent`: the nested task is created, entered, looked up
+ * and, when a text entry matches, replayed, finished and released in one engine call
+ * (src/journal_hot.rs). A replay answers the task's text: the caller's promise is then
+ * settled from the start, so no bookkeeping, reaction or promise of AML's own follows (the
+ * lean replay). Otherwise `[task, code | line]` for runTextAgent (enterJournaledTextAgent).
  */
-export function enterJournaledTextAgent(domain, task, node, provider, prompt, settled) {
-  const session = domain.journal
-  const native = domain.native
-  const answer = journalTextAgent(native.id, session.index.id, task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
-  if (typeof answer === "string") {
-    if (domain.tracing) domain.flushTrace()
-    queueMicrotask(() => settled(false))
-    return Promise.resolve(answer)
-  }
-  if (typeof answer === "number") return answer
-  session.step = answer
-  return native.agentPlan(task)
+export function enterLocalText(domain, parent, node, prompt) {
+  const provider = domain.options.agentProvider
+  const answer = journalLocalText(domain.native.id, domain.journal.index.id, parent, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+  if (typeof answer === "string" && domain.tracing) domain.flushTrace()
+  return answer
+}
+
+/**
+ * runTextAgent's journaled half, with what enterLocalText found (`entered`): a step code
+ * (a step other than the expected one) or the plan ([spanId, parentSpanId, prompt,
+ * system], as textAgentPlan gives it) of an Agent to run and record; the engine's
+ * `[key, digest, status]` for runJournaledAgent wait on the session.
+ */
+export function enterJournaledTextAgent(domain, prompt, entered) {
+  const line = entered[1]
+  if (typeof line === "number") return line
+  // The engine failed after creating the task (src/journal_hot.rs): runTextAgent fails it.
+  if (typeof line !== "string") throw line
+  // status \n key \n digest \n spanId \n parentSpanId \n system (src/journal_hot.rs, ready_line)
+  const ends = [0, 0, 0, 0, 0]
+  let at = -1
+  for (let i = 0; i < 5; i++) ends[i] = at = line.indexOf("\n", at + 1)
+  domain.journal.step = [line.slice(ends[0] + 1, ends[1]), line.slice(ends[1] + 1, ends[2]), Number(line.slice(0, ends[0]))]
+  return [line.slice(ends[2] + 1, ends[3]), line.slice(ends[3] + 1, ends[4]), prompt.trim(), line.slice(ends[4] + 1)]
 }
 
 /** runJournaledAgent's `running` step code as the one-call path's text (runTextAgent). */
-export function settleJournaledText(domain, task, running, settled) {
+function settleJournaledText(domain, task, running, settled) {
   const failed = (error) => {
     failDirect(domain, task, error)
     settled(true, error)
@@ -155,8 +167,11 @@ export function settleJournaledText(domain, task, running, settled) {
   )
 }
 
-/** Same contract as runAgent: resolves with the engine's next step code. */
-export function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs) {
+/**
+ * Same contract as runAgent: resolves with the engine's next step code; for the one-call
+ * path (`direct` is runTextAgent's `settled` callback, else false) with the task's text.
+ */
+export function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs, direct) {
   const session = domain.journal
   const step = session.step
   session.step = undefined
@@ -169,11 +184,13 @@ export function runJournaledAgent(domain, task, entry, structured, request, labe
       session.reserveCall(spanId)
     } catch (error) {
       lease.open = false
-      return Promise.reject(error)
+      const rejected = Promise.reject(error)
+      return direct === false ? rejected : settleJournaledText(domain, task, rejected, direct)
     }
-    return recordTextAgent(domain, task, entry, request, label, lease, step[0], step[1])
+    return recordTextAgent(domain, task, entry, request, label, lease, step[0], step[1], direct)
   }
-  return runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step)
+  const running = runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step)
+  return direct === false ? running : settleJournaledText(domain, task, running, direct)
 }
 
 /** Replays in JS (structured, Loop state calls) or runs and records any other Agent. */

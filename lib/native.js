@@ -159,7 +159,7 @@ export const {
   journalToolKey,
   liveJournalIndexes,
 } = binding
-export const { journalAgent, journalIndexAdd, journalTextAgent } = binding.journalHotPath()
+export const { journalAgent, journalIndexAdd, journalLocalText } = binding.journalHotPath()
 const { claimWorkspace, primitiveChannel } = binding
 
 export class NativeEvaluation {

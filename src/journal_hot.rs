@@ -50,7 +50,7 @@ fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result
         let tools: Vec<&str> = plan.tools.iter().map(|t| t.name.as_str()).collect();
         let mcp_servers: Vec<&str> = plan.mcp.iter().map(|m| m.name.as_str()).collect();
         let skills: Vec<&str> = plan.skills.iter().map(|s| s.name.as_str()).collect();
-        aml_journal::agent_digest(&AgentRequest {
+        aml_journal::agent_digest_raw(&AgentRequest {
             provider: plan.provider_name(),
             model: plan.model(),
             prompt,
@@ -63,7 +63,7 @@ fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result
         })
     };
     journal_index::with(index, |journal| {
-        let status = match journal.find(&key, EntryKind::Agent, &digest) {
+        let status = match journal.find_raw(&key, EntryKind::Agent, &digest) {
             // A structured Agent's recorded value goes through its schema in the facade.
             Found::Text(text, _) if !structured => {
                 let code = domain
@@ -75,7 +75,8 @@ fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result
             Found::Diverged => -2.0,
             Found::Nothing => -1.0,
         };
-        Ok(Step::Facade(key, digest, status))
+        // Formatted only for the facade, which records it (a replay never needs the text).
+        Ok(Step::Facade(key, aml_journal::hex(&digest), status))
     })
 }
 
@@ -122,14 +123,50 @@ unsafe fn facade_array(env: napi_env, key: &str, digest: &str, status: f64) -> R
     Ok(array)
 }
 
-/// What `journalTextAgent` decided.
+/// What `journalLocalText` decided.
 enum TextStep {
     /// Replayed and finished: the task's output (the task is released).
     Finished(String),
     /// A step other than the expected one (the facade raises what its driver would).
     Stopped(u32),
-    /// Entered and ready; the facade runs (and records) it, see `Step::Facade`.
-    Facade(String, String, f64),
+    /// Entered and ready; the facade runs (and records) it: the line of
+    /// [`ready_line`].
+    Ready(String),
+    /// The engine failed after the task was created: the facade gets the error as a value.
+    Failed(String),
+}
+
+/// A JS `Error` with `message`, as `engine_error` would throw it.
+///
+/// # Safety
+/// `env` must be the running callback's env.
+unsafe fn error_value(env: napi_env, message: &str) -> Result<napi_value> {
+    // SAFETY: the caller's contract.
+    let text = unsafe { string_value(env, message)? };
+    let mut error = std::ptr::null_mut();
+    // SAFETY: `text` is a live string of env; a null code is allowed.
+    check(unsafe { sys::napi_create_error(env, std::ptr::null_mut(), text, &mut error) })?;
+    Ok(error)
+}
+
+/// `status \n key \n digest \n spanId \n parentSpanId \n system` (see `Step::Facade`; the
+/// system text comes last because it may hold line breaks): one string for the facade to
+/// slice instead of two arrays.
+fn ready_line(
+    domain: &mut Domain,
+    task: u32,
+    key: &str,
+    digest: &str,
+    status: f64,
+) -> Result<String> {
+    let plan = domain.agent_plan(task).map_err(engine_error)?;
+    debug_assert!(plan.follow_ups.is_empty());
+    Ok(format!(
+        "{status}\n{key}\n{digest}\n{}\n{}\n{}",
+        plan.span_id,
+        plan.parent_span,
+        plan.system()
+    ))
 }
 
 fn text_agent_step(
@@ -156,23 +193,27 @@ fn text_agent_step(
                 domain.finish(task).map_err(engine_error)?,
             ))
         }
-        Step::Facade(key, digest, status) => Ok(TextStep::Facade(key, digest, status)),
+        Step::Facade(key, digest, status) => Ok(TextStep::Ready(ready_line(
+            domain, task, &key, &digest, status,
+        )?)),
     }
 }
 
-// journalTextAgent(domain, index, task, identity, hasProvider, provider, prompt): the
-// one-call path of `evaluate(<Agent>prompt</Agent>)` (aml_engine::TextAgentStart) in a
-// journaled evaluation, entered, looked up and, when a text entry matches, replayed and
-// finished in this one call. Answers the task's output (a string), a step code (a step
-// other than the expected one), or [key, digest, status] (the facade runs the Agent).
-raw_callback!(journal_text_agent, |env, info| {
-    let [domain, index, task, identity, has_provider, provider, prompt] = args::<7>(env, info)?;
-    let (domain, index, task) = (
+// journalLocalText(domain, index, parent, identity, hasProvider, provider, prompt): the
+// one-call path of `evaluate(<Agent>prompt</Agent>)` from the component on top of `parent`
+// (aml_engine::TextAgentStart) in a journaled evaluation: the nested task is created,
+// entered, looked up and, when a text entry matches, replayed, finished and released in
+// this one call. Answers the task's output (a string); otherwise `[task, code]` (a step
+// other than the expected one) or `[task, line]` (ready: see `ready_line`; the facade runs
+// and records the Agent).
+raw_callback!(journal_local_text, |env, info| {
+    let [domain, index, parent, identity, has_provider, provider, prompt] = args::<7>(env, info)?;
+    let (domain, index, parent) = (
         u32_arg(env, domain)?,
         u32_arg(env, index)?,
-        u32_arg(env, task)?,
+        u32_arg(env, parent)?,
     );
-    // A JS number below 2^53 (lib/domain.js numbers objects; see `aml_engine::Identity`).
+    // A JS number below 2^53 (lib/node.js numbers nodes; see `aml_engine::Identity`).
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let identity = f64_arg(env, identity)? as u64;
     let provider = if is_nullish(env, provider)? {
@@ -187,18 +228,41 @@ raw_callback!(journal_text_agent, |env, info| {
         provider,
         ..AgentEntry::default()
     };
-    let step = with_strings(|buffers| {
+    let (task, step) = with_strings(|buffers| {
         read_string(env, prompt, &mut buffers[0])?;
         registry::with(domain, |d| {
-            text_agent_step(d, index, task, identity, entry, &buffers[0])
+            let task = d.new_task(Some(parent)).map_err(engine_error)?;
+            // Once the task exists its failure is the facade's to handle, as a failed step
+            // of a task it created (runTextAgent fails the task and rejects).
+            let step = text_agent_step(d, index, task, identity, entry, &buffers[0])
+                .unwrap_or_else(|error| TextStep::Failed(error.reason));
+            Ok((task, step))
         })
     })?;
     match step {
         TextStep::Finished(text) => string_value(env, &text),
-        TextStep::Stopped(code) => u32_value(env, code),
-        TextStep::Facade(key, digest, status) => facade_array(env, &key, &digest, status),
+        TextStep::Stopped(code) => pair(env, task, u32_value(env, code)?),
+        TextStep::Ready(line) => pair(env, task, string_value(env, &line)?),
+        TextStep::Failed(message) => pair(env, task, error_value(env, &message)?),
     }
 });
+
+/// `[task, value]` for the facade.
+///
+/// # Safety
+/// `env` must be the running callback's env and `value` one of its live values.
+unsafe fn pair(env: napi_env, task: u32, value: napi_value) -> Result<napi_value> {
+    let mut array = std::ptr::null_mut();
+    // SAFETY: the caller's contract.
+    check(unsafe { sys::napi_create_array_with_length(env, 2, &mut array) })?;
+    // SAFETY: the caller's contract.
+    let task = unsafe { u32_value(env, task)? };
+    for (i, item) in [task, value].into_iter().enumerate() {
+        // SAFETY: `array` and `item` are live values of env.
+        check(unsafe { sys::napi_set_element(env, array, i as u32, item) })?;
+    }
+    Ok(array)
+}
 
 fn check(status: sys::napi_status) -> Result<()> {
     if status == sys::Status::napi_ok {
@@ -247,7 +311,7 @@ raw_callback!(journal_index_add, |env, info| {
 
 const CALLBACKS: &[(&str, Callback)] = &[
     ("journalAgent", journal_agent),
-    ("journalTextAgent", journal_text_agent),
+    ("journalLocalText", journal_local_text),
     ("journalIndexAdd", journal_index_add),
 ];
 

@@ -7,13 +7,38 @@ use sha2::{Digest, Sha256};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn hex(hash: &[u8]) -> String {
+/// A raw SHA-256 digest (the journal compares these; entries carry the hex form).
+pub type Raw = [u8; 32];
+
+/// The lowercase hex form of a raw digest.
+pub fn hex(hash: &[u8]) -> String {
     let mut out = String::with_capacity(hash.len() * 2);
     for &byte in hash {
         out.push(HEX[(byte >> 4) as usize] as char);
         out.push(HEX[(byte & 15) as usize] as char);
     }
     out
+}
+
+/// The raw digest of a 64-character lowercase hex digest, else None (a digest written by
+/// some other tool is then compared as text).
+pub fn parse_hex(text: &str) -> Option<Raw> {
+    fn nibble(c: u8) -> Option<u8> {
+        match c {
+            b'0'..=b'9' => Some(c - b'0'),
+            b'a'..=b'f' => Some(c - b'a' + 10),
+            _ => None,
+        }
+    }
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks_exact(2).enumerate() {
+        out[i] = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+    }
+    Some(out)
 }
 
 pub fn digest(text: &str) -> String {
@@ -35,62 +60,87 @@ pub struct AgentRequest<'a> {
     pub extra: &'a str,
 }
 
-/// Streams the canonical text into the hash without building it.
-struct Canonical(Sha256);
+/// The canonical text, built in one buffer and hashed once: one hash update per part cost
+/// more than the hashing itself for a short request (one or two SHA-256 blocks).
+struct Canonical<'a>(&'a mut Vec<u8>);
 
-impl Canonical {
+impl Canonical<'_> {
     fn raw(&mut self, text: &str) {
-        self.0.update(text.as_bytes());
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    fn number(&mut self, mut n: usize) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            // A decimal digit: n % 10 < 10.
+            #[allow(clippy::cast_possible_truncation)]
+            let digit = (n % 10) as u8;
+            digits[at] = b'0' + digit;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.0.extend_from_slice(&digits[at..]);
     }
 
     /// `<byte length>:<text>;`
     fn part(&mut self, text: &str) {
-        let mut length = itoa(text.len());
-        length.push(':');
-        self.raw(&length);
+        self.number(text.len());
+        self.0.push(b':');
         self.raw(text);
-        self.raw(";");
+        self.0.push(b';');
     }
 
     /// `<tag><count>;`, then each item as a part.
-    fn list(&mut self, tag: char, items: impl ExactSizeIterator<Item = impl AsRef<str>>) {
-        let mut head = String::new();
-        head.push(tag);
-        head.push_str(&itoa(items.len()));
-        head.push(';');
-        self.raw(&head);
+    fn list(&mut self, tag: u8, items: impl ExactSizeIterator<Item = impl AsRef<str>>) {
+        self.0.push(tag);
+        self.number(items.len());
+        self.0.push(b';');
         for item in items {
             self.part(item.as_ref());
         }
     }
 }
 
-fn itoa(n: usize) -> String {
-    n.to_string()
+thread_local! {
+    /// The canonical text buffer, reused (digests are computed on the JS thread).
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The raw SHA-256 digest of an Agent request.
+pub fn agent_digest_raw(request: &AgentRequest<'_>) -> Raw {
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        buffer.clear();
+        let mut text = Canonical(&mut buffer);
+        text.raw("agent2;");
+        text.part(request.provider);
+        match request.model {
+            Some(model) => text.part(model),
+            None => text.raw("-;"),
+        }
+        text.part(request.prompt);
+        text.part(request.system);
+        text.list(b'f', request.follow_ups.iter());
+        text.list(b't', request.tools.iter());
+        text.list(b'm', request.mcp_servers.iter());
+        text.list(b's', request.skills.iter());
+        text.part(request.extra);
+        Sha256::digest(buffer.as_slice()).into()
+    })
 }
 
 /// The SHA-256 hex digest of an Agent request (the journal's `digest` of an Agent entry).
 pub fn agent_digest(request: &AgentRequest<'_>) -> String {
-    let mut text = Canonical(Sha256::new());
-    text.raw("agent2;");
-    text.part(request.provider);
-    match request.model {
-        Some(model) => text.part(model),
-        None => text.raw("-;"),
-    }
-    text.part(request.prompt);
-    text.part(request.system);
-    text.list('f', request.follow_ups.iter());
-    text.list('t', request.tools.iter());
-    text.list('m', request.mcp_servers.iter());
-    text.list('s', request.skills.iter());
-    text.part(request.extra);
-    hex(&text.0.finalize())
+    hex(&agent_digest_raw(request))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{agent_digest, digest, AgentRequest};
+    use super::{agent_digest, agent_digest_raw, digest, hex, parse_hex, AgentRequest};
 
     #[test]
     fn is_the_sha256_hex_of_the_text() {
@@ -126,6 +176,25 @@ mod tests {
         assert_eq!(
             got,
             digest("agent2;1:p;-;2:hi;0:;f1;4:more;t1;1:t;m0;s0;0:;")
+        );
+    }
+
+    #[test]
+    fn hex_digests_parse_back_to_their_raw_form() {
+        let raw = agent_digest_raw(&request("hi", &[], &[]));
+        assert_eq!(parse_hex(&hex(&raw)), Some(raw));
+        assert_eq!(parse_hex("abc"), None);
+        assert_eq!(parse_hex(&"G".repeat(64)), None);
+        assert_eq!(parse_hex(&"A".repeat(64)), None);
+    }
+
+    #[test]
+    fn long_lengths_are_written_in_decimal() {
+        let prompt = "x".repeat(1234);
+        let got = agent_digest(&request(&prompt, &[], &[]));
+        assert_eq!(
+            got,
+            digest(&format!("agent2;1:p;-;1234:{prompt};0:;f0;t0;m0;s0;0:;"))
         );
     }
 

@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use crate::digest::{hex, parse_hex, Raw};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
     Agent,
@@ -56,12 +58,15 @@ pub enum Found<'a> {
 
 #[derive(Debug, Default)]
 pub struct JournalIndex {
-    entries: HashMap<String, Indexed>,
+    /// Each entry with its digest in raw form when it is the usual hex (compared without
+    /// formatting the step's digest as text).
+    entries: HashMap<String, (Indexed, Option<Raw>)>,
 }
 
 impl JournalIndex {
     pub fn insert(&mut self, key: String, entry: Indexed) {
-        self.entries.insert(key, entry);
+        let raw = parse_hex(&entry.digest);
+        self.entries.insert(key, (entry, raw));
     }
 
     pub fn len(&self) -> usize {
@@ -74,9 +79,26 @@ impl JournalIndex {
 
     /// The entry of `kind` at `key` compared with the step's `digest`.
     pub fn find(&self, key: &str, kind: EntryKind, digest: &str) -> Found<'_> {
+        self.find_by(key, kind, |entry, _| entry.digest == digest)
+    }
+
+    /// [`JournalIndex::find`] with the step's digest in raw form.
+    pub fn find_raw(&self, key: &str, kind: EntryKind, digest: &Raw) -> Found<'_> {
+        self.find_by(key, kind, |entry, raw| match raw {
+            Some(raw) => raw == digest,
+            None => entry.digest == hex(digest),
+        })
+    }
+
+    fn find_by(
+        &self,
+        key: &str,
+        kind: EntryKind,
+        same: impl FnOnce(&Indexed, &Option<Raw>) -> bool,
+    ) -> Found<'_> {
         match self.entries.get(key) {
-            Some(entry) if entry.kind == kind => {
-                if entry.digest != digest {
+            Some((entry, raw)) if entry.kind == kind => {
+                if !same(entry, raw) {
                     Found::Diverged
                 } else if let Some(text) = &entry.text {
                     Found::Text(text, entry.slot)
@@ -92,8 +114,8 @@ impl JournalIndex {
     pub fn slot(&self, key: &str, kind: EntryKind) -> Option<u32> {
         self.entries
             .get(key)
-            .filter(|entry| entry.kind == kind)
-            .map(|entry| entry.slot)
+            .filter(|(entry, _)| entry.kind == kind)
+            .map(|(entry, _)| entry.slot)
     }
 }
 
@@ -137,6 +159,27 @@ mod tests {
         );
         assert_eq!(index.slot("agent:b", EntryKind::Agent), Some(1));
         assert_eq!(index.slot("agent:b", EntryKind::Tool), None);
+    }
+
+    #[test]
+    fn raw_lookups_match_hex_and_other_digests() {
+        let raw = [7u8; 32];
+        let mut index = JournalIndex::default();
+        index.insert(
+            "a".into(),
+            entry(EntryKind::Agent, &crate::digest::hex(&raw), Some("x"), 0),
+        );
+        index.insert("b".into(), entry(EntryKind::Agent, "not-hex", Some("y"), 1));
+        assert_eq!(
+            index.find_raw("a", EntryKind::Agent, &raw),
+            Found::Text("x", 0)
+        );
+        assert_eq!(
+            index.find_raw("a", EntryKind::Agent, &[8u8; 32]),
+            Found::Diverged
+        );
+        assert_eq!(index.find_raw("b", EntryKind::Agent, &raw), Found::Diverged);
+        assert_eq!(index.find_raw("a", EntryKind::Tool, &raw), Found::Nothing);
     }
 
     #[test]

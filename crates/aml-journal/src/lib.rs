@@ -12,7 +12,7 @@ mod digest;
 mod file;
 mod index;
 
-pub use digest::{agent_digest, digest, AgentRequest};
+pub use digest::{agent_digest, agent_digest_raw, digest, hex, parse_hex, AgentRequest, Raw};
 pub use file::{append, open, Opened};
 pub use index::{EntryKind, Found, Indexed, JournalIndex};
 
