@@ -5,6 +5,7 @@
 //! - [`skill_manifest`]: the SKILL.md frontmatter of a `<Skill>` package (YAML).
 //! - [`skill_package`]: reading one package directory into a bounded in-memory snapshot.
 //! - [`skill_staging`]: writing a snapshot out invocation-privately and removing it.
+//! - [`source_read`]: the trusted application reads of `<Skill|File|Include src>`.
 //!
 //! Everything here is synchronous, blocking file-system code; the binding runs it on a
 //! blocking thread and checks the caller's cancellation between entries.
@@ -14,6 +15,7 @@ pub mod portable_path;
 pub mod skill_manifest;
 pub mod skill_package;
 pub mod skill_staging;
+pub mod source_read;
 
 pub use portable_path::{resolve_portable_path, PathProblem};
 pub use skill_manifest::{parse_skill_manifest, SkillManifest};
@@ -21,3 +23,4 @@ pub use skill_package::{
     read_package, PackageSnapshot, ReadError, StagedFile, MAX_PACKAGE_BYTES, MAX_PACKAGE_ENTRIES,
 };
 pub use skill_staging::{remove_staged, stage_package, StageError};
+pub use source_read::{read_skill_source, read_source_file, SkillSource};
