@@ -10,7 +10,8 @@
 //! Everything here is synchronous, blocking file-system code; the binding runs it on a
 //! blocking thread and checks the caller's cancellation between entries.
 
-pub mod js_text;
+/// JS text rules (shared with the engine and the S3 store).
+pub use aml_text as js_text;
 pub mod portable_path;
 pub mod skill_manifest;
 pub mod skill_package;
