@@ -1,7 +1,7 @@
 // The nearest active filesystem of a <File> or <Include path> (docs-next "What runs
 // where"): an active Sandbox guest wins over the Workspace materialization, because the
 // guest is the live execution state. Host writes and reads go through the confined Rust
-// operations of crates/aml-fs; guest ones through the Sandbox runtime (guest-file.js); the
+// operations of crates/aml-files (confined); guest ones through the Sandbox runtime (guest-file.js); the
 // trusted application reads of `src` through crates/aml-files (native-fs-read.js).
 // Outcomes are data (`{ kind, segment?, code?, message?, content? }`); callers word them.
 

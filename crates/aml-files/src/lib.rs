@@ -1,5 +1,7 @@
 //! Plain file and path work for AML (issue 8 §3: the JS layer keeps only what must be JS).
 //!
+//! - [`confined`]: confined, atomic file access beneath a materialization root (`<File>`,
+//!   `<Include path>`), walking with `openat` so no symlinked parent is followed.
 //! - [`portable_path`]: the logical relative paths of `<Sandbox root|cwd>`, `<Agent cwd>`,
 //!   `<Script cwd>` (INVENTORY SB-1), resolved exactly as Node's `path.posix` would.
 //! - [`skill_manifest`]: the SKILL.md frontmatter of a `<Skill>` package (YAML).
@@ -12,6 +14,7 @@
 
 /// JS text rules (shared with the engine and the S3 store).
 pub use aml_text as js_text;
+pub mod confined;
 pub mod portable_path;
 pub mod skill_manifest;
 pub mod skill_package;
