@@ -170,7 +170,15 @@ describe("recording evaluate(<Agent>prompt</Agent>) in its provider's reaction",
       ["agent:c.e0/A.", "agent", { text: "<task 0>" }],
       ["agent:c.e1/A.", "agent", { text: "<task 1>" }],
     ])
-    expect(entries.every((e) => Object.isFrozen(e) && /^[0-9a-f]{64}$/.test(e.digest))).toBe(true)
+    expect(entries.every((e) => Object.isFrozen(e) && Object.isFrozen(e.value) && /^[0-9a-f]{64}$/.test(e.digest))).toBe(true)
+    // Recorded steps become entries once: every read sees the same frozen objects.
+    expect(Object.isFrozen(journal.entries())).toBe(true)
+    expect([...journal.entries()]).toEqual(entries)
+    expect((journal.entries() as any[]).every((e, i) => e === entries[i])).toBe(true)
+    // Another journal seeded with them replays the same steps.
+    const seeded = createMemoryJournal(journal.entries())
+    await expect(runtime.evaluate(<Fan n={2} />, { journal: seeded })).resolves.toBe("<task 0>,<task 1>")
+    expect(calls).toEqual(["task 0", "task 1"])
     // The retry replays the two and calls the provider once, for the third.
     await expect(runtime.evaluate(<Fan n={3} />, { journal })).resolves.toBe("<task 0>,<task 1>,<task 2>")
     expect(calls).toEqual(["task 0", "task 1", "task 2"])

@@ -30,13 +30,12 @@ export function createFileJournal(path, options) {
   // Indexed natively (journal-index.js), so a retry replays settled Agents in the engine.
   const index = new JournalIndex()
   for (const record of opened.records) index.add(JSON.parse(record))
-  const list = index.list
   const journal = Object.freeze({
     path: absolute,
     workflow,
     /** Whether opening dropped a torn last record (a crash during its write). */
     repaired: opened.torn,
-    entries: () => Object.freeze([...list]),
+    entries: () => index.entries(),
     append(entry) {
       native(() => journalFileAppend(absolute, JSON.stringify(entry)))
       index.add(entry)

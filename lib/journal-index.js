@@ -34,6 +34,20 @@ function replayText(entry) {
   return typeof text === "string" ? text : undefined
 }
 
+/**
+ * A step the runtime recorded into a built-in memory journal (JournalIndex.record): made
+ * the frozen entry append() would have received only when someone reads it (entries(), a
+ * facade replay), so recording a step costs no objects or freezes of its own.
+ */
+class Recorded {
+  constructor(key, digest, kind, value) {
+    this.key = key
+    this.digest = digest
+    this.kind = kind
+    this.value = value
+  }
+}
+
 export class JournalIndex {
   constructor() {
     // The handle owns the native slot (freed when it is collected); `id` is read once
@@ -46,6 +60,8 @@ export class JournalIndex {
     this.indexed = 0
     /** Set when an entry was not a record: evaluations with this journal reject. */
     this.invalid = false
+    /** Set by the memory journal: the runtime records with record(), not append(). */
+    this.deferred = false
   }
 
   /**
@@ -56,12 +72,34 @@ export class JournalIndex {
     this.list.push(entry)
   }
 
+  /** A settled step recorded by the runtime (a memory journal's append, deferred). */
+  record(key, digest, kind, value) {
+    this.list.push(new Recorded(key, digest, kind, value))
+  }
+
+  /** The entry at `slot`, made a frozen entry once if the runtime recorded it. */
+  at(slot) {
+    const entry = this.list[slot]
+    if (!(entry instanceof Recorded)) return entry
+    const made = Object.freeze({ digest: entry.digest, key: entry.key, kind: entry.kind, value: Object.freeze(entry.value) })
+    this.list[slot] = made
+    return made
+  }
+
+  /** Every entry, in order (a frozen array). */
+  entries() {
+    const list = this.list
+    for (let slot = 0; slot < list.length; slot++) if (list[slot] instanceof Recorded) this.at(slot)
+    return Object.freeze([...list])
+  }
+
   /** Files the entries appended since the last sync (a later entry for a key wins). */
   sync() {
     const list = this.list
     for (let slot = this.indexed; slot < list.length; slot++) {
       const entry = list[slot]
-      if (isEntry(entry)) journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
+      // A runtime-recorded step is a record by construction: filed as it is.
+      if (entry instanceof Recorded || isEntry(entry)) journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
       else this.invalid = true
     }
     this.indexed = list.length

@@ -8,9 +8,10 @@ import { builtInJournal, JournalIndex } from "./journal-index.js"
 export function createMemoryJournal(entries) {
   const index = new JournalIndex()
   if (entries !== undefined) for (const entry of entries) index.add(entry)
-  const list = index.list
+  // The runtime records into it without building entries (JournalIndex.record).
+  index.deferred = true
   const journal = Object.freeze({
-    entries: () => Object.freeze([...list]),
+    entries: () => index.entries(),
     append(entry) {
       index.add(entry)
     },

@@ -24,6 +24,8 @@ export class JournalSession {
      * (journal-agent.js); set and consumed within one synchronous stretch.
      */
     this.step = undefined
+    /** A built-in memory journal's index, recorded into directly (JournalIndex.record). */
+    this.recorder = undefined
     journalEnable(domain.native.id)
   }
 
@@ -33,6 +35,7 @@ export class JournalSession {
     if (kept !== undefined) {
       kept.sync()
       this.index = kept
+      if (kept.deferred) this.recorder = kept
       return
     }
     const loaded = await this.journal.entries()
@@ -65,12 +68,12 @@ export class JournalSession {
   /** The recorded entry of `key` with this `kind`, or undefined. */
   lookup(key, kind) {
     const slot = journalIndexSlot(this.index.id, key, kind)
-    return slot < 0 ? undefined : this.index.list[slot]
+    return slot < 0 ? undefined : this.index.at(slot)
   }
 
   /** The entry at `slot` of the journal's list. */
   entry(slot) {
-    return this.index.list[slot]
+    return this.index.at(slot)
   }
 
   /** A real provider call is about to start: the budget counts it (LIM-1 message). */
@@ -86,6 +89,12 @@ export class JournalSession {
   record(key, kind, digest, value) {
     // Not filed in this run's index: every position is looked up once per evaluation,
     // before it records (a built-in journal files it when the next evaluation starts).
+    // A built-in memory journal takes the step as it is (made an entry when read).
+    const recorder = this.recorder
+    if (recorder !== undefined) {
+      recorder.record(key, digest, kind, value)
+      return undefined
+    }
     const entry = Object.freeze({ digest, key, kind, value: Object.freeze(value) })
     const appended = this.journal.append(entry)
     return appended !== null && typeof appended?.then === "function" ? appended : undefined
