@@ -1,15 +1,16 @@
 // The nearest active filesystem of a <File> or <Include path> (docs-next "What runs
 // where"): an active Sandbox guest wins over the Workspace materialization, because the
 // guest is the live execution state. Host writes and reads go through the confined Rust
-// operations of crates/aml-fs; guest ones through the Sandbox runtime (guest-file.js).
+// operations of crates/aml-files (confined); guest ones through the Sandbox runtime (guest-file.js); the
+// trusted application reads of `src` through crates/aml-files (native-fs-read.js).
 // Outcomes are data (`{ kind, segment?, code?, message?, content? }`); callers word them.
 
-import { readFile } from "node:fs/promises"
 import { posix, resolve } from "node:path"
 
 import { EvaluationError } from "./errors.js"
 import { readGuestFile, writeGuestFile } from "./guest-file.js"
-import { fsReadFile, fsWriteFile } from "./native.js"
+import { fsReadFile, fsWriteFile, sourceFileRead } from "./native.js"
+import { fsError, nativeRead } from "./native-fs-read.js"
 import { resolvePortablePath } from "./portable-path.js"
 
 /**
@@ -48,10 +49,14 @@ export function readAt(domain, target) {
  */
 export async function readSource(domain, label, src) {
   const absolute = resolve(domain.options.cwd, src)
+  let read
   try {
-    return { absolute, content: await domain.race(readFile(absolute)) }
+    read = await nativeRead(domain, sourceFileRead, absolute)
   } catch (cause) {
     if (domain.signal.aborted) throw domain.signal.reason
     throw new EvaluationError(`${label} could not read local file "${absolute}"`, { cause })
   }
+  if (Buffer.isBuffer(read)) return { absolute, content: read }
+  if (read.kind === "cancelled") throw domain.signal.reason
+  throw new EvaluationError(`${label} could not read local file "${absolute}"`, { cause: fsError(read) })
 }

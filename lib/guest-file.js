@@ -1,7 +1,7 @@
 // Guest-side file access for <File> and <Include path> inside a Sandbox (docs-next "nearest
 // active filesystem: Sandbox guest first"). The guest is reached only through the lease's
 // SandboxRuntime — never a host path — so the same code serves a local directory, a
-// container or a remote VM. The POSIX `sh` scripts below apply the host rules of aml-fs in
+// container or a remote VM. The POSIX `sh` scripts below apply the host rules of aml-files (confined) in
 // the guest: every parent is checked with `-L`/`-d` (a symlink or non-directory is
 // refused, missing ones are created), the destination must be a regular file, and content
 // goes to `.aml-file-<uuid>.tmp` (created with noclobber) before `mv` replaces it.
@@ -72,7 +72,7 @@ async function runGuest(session, script, args, input, signal) {
   return { exitCode, stderr: stderr.toString("utf8"), stdout }
 }
 
-/** The aml-fs outcome shape (`{ kind, segment?, message? , content? }`) for a guest result. */
+/** The confined-access outcome shape (`{ kind, segment?, message? , content? }`) for a guest result. */
 function outcome(result) {
   if (result.exitCode === 0) return { kind: "ok", content: result.stdout }
   if (result.exitCode === PARENT) return { kind: "parent", segment: result.stderr }

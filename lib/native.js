@@ -38,7 +38,7 @@ export const {
 
 // Plain file and path work (src/skill_files.rs over crates/aml-files): portable paths and
 // <Skill> package snapshots, staging and removal.
-export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillPackageStage } = binding
+export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillPackageStage, skillSourceRead, sourceFileRead } = binding
 
 // The ACP engine (src/acp.rs over crates/aml-acp): sessions by handle, one event stream each.
 export const {

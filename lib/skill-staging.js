@@ -14,7 +14,7 @@ import { join } from "node:path"
 
 import { EvaluationError } from "./errors.js"
 import { cancellationCancel, cancellationCreate, cancellationRelease, skillPackageRemove, skillPackageStage } from "./native.js"
-import { fsError } from "./skill-package.js"
+import { fsError } from "./native-fs-read.js"
 
 const CLEANUP_FAILED = "AML evaluation and resource cleanup both failed"
 

@@ -13,12 +13,11 @@
 // checks placement and opens the `skill` span, children resolve first (they may contain
 // Agents or write the file `src` names), and `src` is read afterwards, with no caching.
 
-import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 
 import { EvaluationError } from "./errors.js"
 import { isNormalized } from "./normalized.js"
-import { readPackage, readUtf8, readFailure } from "./skill-package.js"
+import { readSkillSource } from "./skill-package.js"
 
 function checkProps(props) {
   const src = props.src
@@ -80,19 +79,13 @@ async function complete(domain, task, spec, inline) {
     // A trusted application read: `src` resolves from AmlRuntimeOptions.cwd (absolute paths
     // stay absolute, `..` is allowed); lexical Sandbox / Workspace scopes do not rewrite it.
     const absolute = resolve(domain.options.cwd, spec.src)
-    let info
-    try {
-      info = await domain.race(stat(absolute))
-    } catch (error) {
-      throw readFailure(domain, absolute, error)
-    }
-    if (info.isDirectory()) {
-      pkg = await readPackage(domain, absolute)
+    const read = await readSkillSource(domain, absolute)
+    if (read.pkg !== undefined) {
+      pkg = read.pkg
       output = packageOutput(spec, pkg)
     } else {
       // Anything else is read as the file form (SK-1), as the application named it.
-      const text = await readUtf8(domain, absolute)
-      output = withMetadata(spec, spec.hasChildren ? `${text}\n${inline}` : text)
+      output = withMetadata(spec, spec.hasChildren ? `${read.text}\n${inline}` : read.text)
     }
   }
   const sensitive = domain.tracing ? JSON.stringify({ content: output }) : undefined

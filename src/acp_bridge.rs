@@ -10,6 +10,7 @@ use napi::bindgen_prelude::Object;
 use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 
+use crate::bridge_runtime;
 use crate::guard::guard;
 use crate::process_runtime::spawn_promise;
 use crate::tool_dispatch;
@@ -45,11 +46,15 @@ pub fn acp_bridge_start(env: &Env, tools: String) -> Result<Object<'_>> {
         Ok((invoker, tools))
     })?;
     let start = async move {
-        let bridge = aml_acp::start_bridge(tools, invoker)
+        // Served on the bridge thread (see `bridge_runtime.rs` for why not here).
+        let started = bridge_runtime::spawn(aml_acp::start_bridge(tools, invoker))
             .await
             .map_err(|error| {
                 Error::from_reason(format!("ACP MCP bridge could not start: {error}"))
             })?;
+        let bridge = started.map_err(|error| {
+            Error::from_reason(format!("ACP MCP bridge could not start: {error}"))
+        })?;
         let name = bridge.name.clone();
         let descriptor = bridge.descriptor().to_string();
         let handle = bridges(|b| {

@@ -1,10 +1,10 @@
-//! Confined file access for `<File>` and `<Include path>` (crates/aml-fs), async through
+//! Confined file access for `<File>` and `<Include path>` (crates/aml-files/src/confined), async through
 //! the process runtime. Outcomes are data, not rejections: the facade maps each kind to the
 //! documented `EvaluationError` with an Error cause carrying `code` and `message`.
 
 use std::path::PathBuf;
 
-use aml_fs::FsError;
+use aml_files::confined::FsError;
 use napi::bindgen_prelude::{Buffer, Object};
 use napi::{Env, Result};
 use napi_derive::napi;
@@ -44,7 +44,7 @@ fn outcome(result: Operation) -> FsOutcome {
         Err(FsError::NotRegularFile) => out.kind = "not-regular".into(),
         Err(FsError::Io(e)) => {
             out.kind = "io".into();
-            out.code = aml_fs::errno_code(&e).map(str::to_string);
+            out.code = aml_files::confined::errno_code(&e).map(str::to_string);
             out.message = Some(e.to_string());
         }
     }
@@ -65,7 +65,8 @@ async fn blocking(op: impl FnOnce() -> Operation + Send + 'static) -> Result<Ope
 #[napi(ts_return_type = "Promise<FsOutcome>")]
 pub fn fs_write_file(env: &Env, root: String, path: String, content: String) -> Result<Object<'_>> {
     let work = blocking(move || {
-        aml_fs::write_file(&PathBuf::from(root), &path, content.as_bytes()).map(|()| None)
+        aml_files::confined::write_file(&PathBuf::from(root), &path, content.as_bytes())
+            .map(|()| None)
     });
     spawn_promise(env, work, |_, result| Ok(outcome(result)))
 }
@@ -73,6 +74,7 @@ pub fn fs_write_file(env: &Env, root: String, path: String, content: String) -> 
 /// Reads the regular file `path` beneath `root`.
 #[napi(ts_return_type = "Promise<FsOutcome>")]
 pub fn fs_read_file(env: &Env, root: String, path: String) -> Result<Object<'_>> {
-    let work = blocking(move || aml_fs::read_file(&PathBuf::from(root), &path).map(Some));
+    let work =
+        blocking(move || aml_files::confined::read_file(&PathBuf::from(root), &path).map(Some));
     spawn_promise(env, work, |_, result| Ok(outcome(result)))
 }

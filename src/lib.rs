@@ -8,6 +8,7 @@ pub mod acp_bridge;
 pub mod acp_external;
 pub mod acp_relay;
 pub mod agent;
+mod bridge_runtime;
 pub mod cancellation;
 pub mod evaluation;
 mod guard;

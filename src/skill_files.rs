@@ -1,13 +1,14 @@
-//! `<Skill>` package files in the binding (conversions only; the work is `crates/aml-files`):
-//! reading a package into a snapshot the facade holds as an opaque object, staging it and
-//! removing it. Each call runs on a blocking thread of the process runtime and resolves a
-//! Promise; cancellation is a token from `src/cancellation.rs` polled between entries.
+//! `<Skill>` package files and trusted source reads in the binding (conversions only; the
+//! work is `crates/aml-files`): reading a package into a snapshot the facade holds as an
+//! opaque object, staging it and removing it, and reading `<Skill|File|Include src>` files.
+//! Each call runs on a blocking thread of the process runtime and resolves a Promise;
+//! cancellation is a token from `src/cancellation.rs` polled between entries.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use aml_files::{PackageSnapshot, ReadError, StageError};
-use napi::bindgen_prelude::{Either, Object};
+use aml_files::{PackageSnapshot, ReadError, SkillSource, StageError};
+use napi::bindgen_prelude::{Buffer, Either, Either3, Object};
 use napi::{Env, Error, Result};
 use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
@@ -135,6 +136,54 @@ pub fn skill_package_read(
             Ok(snapshot) => Either::<SkillSnapshot, SkillFault>::A(SkillSnapshot {
                 inner: Arc::new(snapshot),
             }),
+            Err(error) => Either::B(error.into()),
+        })
+    })
+}
+
+/// Reads `<Skill src>` (`absolute`, resolved from the application's cwd): a package
+/// directory resolves a [`SkillSnapshot`], any other file its strict UTF-8 text; a failure
+/// resolves a [`SkillFault`].
+#[napi(ts_return_type = "Promise<SkillSnapshot | string | SkillFault>")]
+pub fn skill_source_read(
+    env: &Env,
+    absolute: String,
+    cancellation: Option<u32>,
+) -> Result<Object<'_>> {
+    let token = guard(|| cancel_token(cancellation))?;
+    let run = blocking(move || {
+        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
+        aml_files::read_skill_source(&absolute, &cancelled)
+    });
+    spawn_promise(env, run, |_, result| {
+        Ok(match result {
+            Ok(SkillSource::Package(snapshot)) => {
+                Either3::<SkillSnapshot, String, SkillFault>::A(SkillSnapshot {
+                    inner: Arc::new(snapshot),
+                })
+            }
+            Ok(SkillSource::Text(text)) => Either3::B(text),
+            Err(error) => Either3::C(error.into()),
+        })
+    })
+}
+
+/// Reads the whole file `absolute` (`<File src>`, `<Include src>`); resolves its bytes or a
+/// [`SkillFault`].
+#[napi(ts_return_type = "Promise<Buffer | SkillFault>")]
+pub fn source_file_read(
+    env: &Env,
+    absolute: String,
+    cancellation: Option<u32>,
+) -> Result<Object<'_>> {
+    let token = guard(|| cancel_token(cancellation))?;
+    let run = blocking(move || {
+        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
+        aml_files::read_source_file(&absolute, &cancelled)
+    });
+    spawn_promise(env, run, |_, result| {
+        Ok(match result {
+            Ok(bytes) => Either::<Buffer, SkillFault>::A(Buffer::from(bytes)),
             Err(error) => Either::B(error.into()),
         })
     })

@@ -17,7 +17,8 @@ mod error;
 mod external_spans;
 mod frame;
 mod identity;
-mod js_text;
+// JS text rules live in the shared aml-text crate; the alias keeps `crate::js_text::…` paths.
+use aml_text as js_text;
 mod json_schema;
 mod limits;
 mod loop_render;

@@ -9,30 +9,7 @@ use std::fmt::Write as _;
 /// The `TypeError` message for an id that is not a non-empty normalized string.
 pub const INVALID_ID: &str = "Workspace storage id must be a non-empty normalized string";
 
-/// JavaScript's `String.prototype.trim` white space (WhiteSpace + LineTerminator), which
-/// differs from Rust's `char::is_whitespace` (U+FEFF is trimmed by JS, U+0085 is not).
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{0009}'
-            | '\u{000B}'
-            | '\u{000C}'
-            | '\u{0020}'
-            | '\u{00A0}'
-            | '\u{FEFF}'
-            | '\u{000A}'
-            | '\u{000D}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
-    )
-}
-
-/// `typeof v === "string" && v.length > 0 && v === v.trim()`.
-pub fn is_normalized(value: &str) -> bool {
-    !value.is_empty() && value.trim_matches(is_js_whitespace).len() == value.len()
-}
+pub use aml_text::{is_js_whitespace, is_normalized};
 
 /// Encodes a Workspace id as one storage segment, or `Err(INVALID_ID)`.
 pub fn workspace_storage_segment(id: &str) -> Result<String, &'static str> {

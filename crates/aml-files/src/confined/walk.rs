@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::FsError;
+use super::FsError;
 
 fn c_string(text: &[u8]) -> io::Result<CString> {
     CString::new(text).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))

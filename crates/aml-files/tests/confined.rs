@@ -6,7 +6,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use aml_fs::{read_file, write_file, FsError, PathError};
+use aml_files::confined::{read_file, write_file, FsError, PathError};
 
 /// A fresh directory with `root/` and `outside/`, removed on drop.
 struct Scratch(PathBuf);
@@ -194,7 +194,7 @@ fn reads_report_missing_files_as_io_errors() {
     match read_file(&s.root(), "missing/x.txt") {
         Err(FsError::Io(e)) => {
             assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
-            assert_eq!(aml_fs::errno_code(&e), Some("ENOENT"));
+            assert_eq!(aml_files::confined::errno_code(&e), Some("ENOENT"));
         }
         other => panic!("{other:?}"),
     }

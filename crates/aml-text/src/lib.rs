@@ -1,8 +1,9 @@
-//! JavaScript's notion of whitespace (`String.prototype.trim`, `/\s/`), so texts the facade
-//! used to check in JS keep exactly the same rules here.
+//! JavaScript's notion of whitespace (`String.prototype.trim`, `/\s/`) and length, shared by
+//! every crate that must treat text exactly as the JS facade would. Rust's `str::trim`
+//! differs: JS trims U+FEFF and does not trim U+0085.
 
 /// Whether `c` is whitespace for JS `trim()` and `\s` (WhiteSpace and LineTerminator).
-pub fn is_js_space(c: char) -> bool {
+pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
@@ -18,12 +19,12 @@ pub fn is_js_space(c: char) -> bool {
 
 /// `text.trim()`.
 pub fn js_trim(text: &str) -> &str {
-    text.trim_matches(is_js_space)
+    text.trim_matches(is_js_whitespace)
 }
 
 /// `text.trimEnd()`.
 pub fn js_trim_end(text: &str) -> &str {
-    text.trim_end_matches(is_js_space)
+    text.trim_end_matches(is_js_whitespace)
 }
 
 /// `text.replace(/\s+/g, " ").trim()`.
@@ -31,7 +32,7 @@ pub fn collapse_spaces(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending = false;
     for c in text.chars() {
-        if is_js_space(c) {
+        if is_js_whitespace(c) {
             pending = true;
         } else {
             if pending && !out.is_empty() {
@@ -49,9 +50,22 @@ pub fn js_length(text: &str) -> usize {
     text.encode_utf16().count()
 }
 
+/// `typeof v === "string" && v.length > 0 && v === v.trim()`.
+pub fn is_normalized(value: &str) -> bool {
+    !value.is_empty() && js_trim(value).len() == value.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normalized_means_non_empty_and_trimmed() {
+        assert!(is_normalized("a b"));
+        assert!(!is_normalized(""));
+        assert!(!is_normalized("\u{FEFF}a"));
+        assert!(is_normalized("\u{85}a"));
+    }
 
     #[test]
     fn trims_and_collapses_like_js() {
