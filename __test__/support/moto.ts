@@ -1,5 +1,6 @@
 // A real S3 server for the S3 Workspace specs: moto (installed into target/moto-venv by
 // scripts/install-moto.sh), on 127.0.0.1 and a free port, readiness-polled, stopped by PID.
+// It runs through scripts/moto-server.py, which makes its conditional writes atomic.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { existsSync, openSync } from "node:fs"
@@ -10,6 +11,9 @@ import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const serverPath = `${root}target/moto-venv/bin/moto_server`
+// moto run with its requests serialized, so conditional writes are atomic as on S3 (see the script).
+const python = `${root}target/moto-venv/bin/python`
+const launcher = `${root}scripts/moto-server.py`
 
 export interface Moto {
   endpoint: string
@@ -54,7 +58,7 @@ export async function startMoto(): Promise<Moto> {
   }
   const port = await freePort()
   const log = openSync(`${root}target/moto-js-${port}.log`, "w")
-  const child = spawn(serverPath, ["-H", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", log, log] })
+  const child = spawn(python, [launcher, "-H", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", log, log] })
   const endpoint = `http://127.0.0.1:${port}`
   try {
     await ready(endpoint, child)

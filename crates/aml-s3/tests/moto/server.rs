@@ -52,7 +52,10 @@ impl Moto {
         }
         let port = free_port();
         let log = std::fs::File::create(root.join(format!("target/moto-{port}.log"))).expect("log");
-        let child = Command::new(&server)
+        // Through scripts/moto-server.py: moto with its requests serialized, so conditional
+        // writes are atomic as on S3 (moto's threaded server checks, then writes).
+        let child = Command::new(root.join("target/moto-venv/bin/python"))
+            .arg(root.join("scripts/moto-server.py"))
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
