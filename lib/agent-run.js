@@ -137,7 +137,7 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
       request,
       context,
       (response) => {
-        const aborted = domain.signal.aborted
+        const aborted = domain.abortable && domain.signal.aborted
         lease.open = false
         domain.releaseAgentSlot()
         if (direct === false) {

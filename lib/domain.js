@@ -57,6 +57,9 @@ export class EvaluationDomain {
       options.system,
       options.allowedMcpServers ?? null,
     )
+    // maxConcurrentAgents 0: the native scheduler grants every request and never queues,
+    // so the Agent paths skip both of its crossings (agentSlot, releaseAgentSlot).
+    this.unboundedAgents = options.limits.maxConcurrentAgents === 0
     this.closed = false
     this.runtimeListeners = runtimeListeners
     this.local = new ListenerRegistry(() => this.refreshTracing())
@@ -249,7 +252,9 @@ export class EvaluationDomain {
    * in component-scope.js); a text-only Agent does it inside its own (runTextAgent).
    */
   evaluateLocal(scope, value) {
-    const prompt = this.signal.aborted ? undefined : textAgentPrompt(this, value, scope.env)
+    // Without a caller's signal (`abortable` false) the internal one never aborts: the
+    // getter is skipped on the hot paths.
+    const prompt = this.abortable && this.signal.aborted ? undefined : textAgentPrompt(this, value, scope.env)
     const pending = (scope.pending ??= new Map())
     if (prompt === undefined) {
       const promise = this.evaluateNested(scope.task, value, scope.env, scope)
@@ -455,16 +460,17 @@ export class EvaluationDomain {
 
   /** Resolves when `task` holds a provider slot (FIFO, maxConcurrentAgents). */
   agentSlot(task, label) {
-    if (this.signal.aborted) {
+    if (this.abortable && this.signal.aborted) {
       return Promise.reject(
         new EvaluationError(`${label} was cancelled before provider execution`, { cause: this.signal.reason }),
       )
     }
-    if (this.native.scheduleAgent(task)) return undefined
+    if (this.unboundedAgents || this.native.scheduleAgent(task)) return undefined
     return new Promise((resolve, reject) => this.slotWaiters.set(task, { label, reject, resolve }))
   }
 
   releaseAgentSlot() {
+    if (this.unboundedAgents) return
     const next = this.native.releaseAgentSlot()
     if (next < 0) return
     const waiter = this.slotWaiters.get(next)

@@ -130,6 +130,7 @@ const {
   agentPlan,
   array,
   closeSpan,
+  closeToolSpan,
   currentSpan,
   empty,
   enterAgent,
@@ -139,6 +140,7 @@ const {
   newTask,
   node,
   openSpan,
+  openToolSpan,
   releaseAgentSlot,
   scheduleAgent,
   text,
@@ -332,6 +334,14 @@ export class NativeEvaluation {
   }
   point(spanId, parent, name, attributes, sensitive) {
     return point(this.id, spanId, parent, name, attributes, sensitive)
+  }
+  /** `openSpan("tool", name, parent, false)` with no attributes (src/hot_tool_span.rs). */
+  openToolSpan(name, parent) {
+    return openToolSpan(this.id, name, parent)
+  }
+  /** `closeSpan(spanId)` with status ok and no attributes. */
+  closeToolSpan(spanId) {
+    return closeToolSpan(this.id, spanId)
   }
 }
 

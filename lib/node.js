@@ -39,8 +39,15 @@ class AmlNode {
 export const isNode = AmlNode.is
 export const nodeIdentity = AmlNode.identityOf
 
+// %Object.prototype%, the prototype a plain `{}` gets.
+const OBJECT_PROTOTYPE = Object.getPrototypeOf({})
+
 /** Creates a frozen node from `type` and a shallow, frozen copy of `props`. */
 export function createNode(type, props) {
-  const copy = props == null ? {} : { ...props }
+  // The same copy as `{ ...props }` (every own enumerable property defined as data, getters
+  // read once, an own "__proto__" kept as data), but not built by V8's clone fast path: a
+  // clone's map cannot hold the frozen transition, so freezing it made a new map for every
+  // node, and every later props read missed its inline cache.
+  const copy = props == null ? {} : { __proto__: OBJECT_PROTOTYPE, ...props }
   return new AmlNode(type, Object.freeze(copy))
 }

@@ -25,12 +25,30 @@ export function copyAmlAttributes(target, attributes) {
   return target
 }
 
-/** The OpenTelemetry span name of an AML span. */
+/** Span names by kind and AML name, and Agent span names by agent name: each built once. */
+const names = new Map()
+const agentNames = new Map()
+/** Bounded: names come from authored components and Tools, but generated ones must not grow these forever. */
+const MAX_NAMES = 1024
+
+function remember(map, key, value) {
+  if (map.size < MAX_NAMES) map.set(key, value)
+  return value
+}
+
+/** The OpenTelemetry span name of an AML span (memoised: the same few names recur on every span). */
 export function spanName(kind, name, agentName) {
-  if (kind === "agent" && name === "Agent") return agentName === undefined ? "invoke_agent" : `invoke_agent ${agentName}`
-  if (kind === "tool") return `execute_tool ${name}`
+  if (kind === "agent" && name === "Agent") {
+    if (agentName === undefined) return "invoke_agent"
+    return agentNames.get(agentName) ?? remember(agentNames, agentName, `invoke_agent ${agentName}`)
+  }
   if (kind === "evaluation") return "aml.evaluate"
-  return name.startsWith(`${kind}.`) ? name : `${kind} ${name}`
+  let byName = names.get(kind)
+  if (byName === undefined) names.set(kind, (byName = new Map()))
+  const known = byName.get(name)
+  if (known !== undefined) return known
+  if (kind === "tool") return remember(byName, name, `execute_tool ${name}`)
+  return remember(byName, name, name.startsWith(`${kind}.`) ? name : `${kind} ${name}`)
 }
 
 function textMessages(role, content) {

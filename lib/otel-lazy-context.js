@@ -5,6 +5,8 @@
 // then costs no early OTel span; its span is created once, with all its attributes, when the
 // AML span ends (otel-tracer.js).
 //
+// The lazy context is the exporter's own state of the AML span (one object per span, no
+// extra allocation per span run): `context` is the real context once the OTel span exists.
 // Every other key reads through to the evaluation's own context (the one active where
 // evaluate() was called): AML's span contexts only ever add the span key to it.
 
@@ -21,27 +23,38 @@ function spanKeyOf(trace) {
 }
 
 /**
- * The lazy context class for one exporter. `resolver.resolve(run, state)` returns the real
- * context of AML span `state` (creating its OTel span) or the run's context when the span is
- * unknown.
+ * The span state class for one exporter: an AML span as the exporter knows it, and its lazy
+ * OTel context. `resolve(state)` returns the real context of `state` (creating its OTel span)
+ * or the run's context while the span's start record has not arrived.
  */
-export function lazyContextClass(api, resolver) {
+export function spanStateClass(api, resolve) {
   const spanKey = spanKeyOf(api.trace)
 
-  return class LazySpanContext {
-    constructor(run, state) {
+  return class SpanState {
+    constructor(run) {
+      /** The evaluation (otel-tracer.js RunState). */
       this.run = run
-      this.state = state
-      this.resolved = undefined
+      /** False for a placeholder made when user code runs before the start record arrives. */
+      this.seen = false
+      this.id = undefined
+      this.parentId = undefined
+      this.parent = undefined
+      this.kind = undefined
+      this.name = undefined
+      this.attributes = undefined
+      this.agentName = undefined
+      /** Start time, epoch milliseconds. */
+      this.start = 0
+      /** The OTel span, once created; `context` is the OTel context with it active. */
+      this.span = undefined
+      this.context = undefined
+      /** Point events (`[name, attributes, time]`) that arrived before the OTel span existed. */
+      this.events = undefined
     }
 
     /** The context with the AML span's OTel span in it (created on first use). */
     real() {
-      if (this.resolved !== undefined) return this.resolved
-      const real = resolver.resolve(this.run, this.state)
-      // An unknown span resolves to the run's context; ask again next time (it may arrive).
-      if (real !== this.run.context) this.resolved = real
-      return real
+      return this.context ?? resolve(this)
     }
 
     getValue(key) {

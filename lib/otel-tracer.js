@@ -12,7 +12,7 @@
 
 import { addEndAttributes, copyAmlAttributes, errorType, spanName, startAttributes } from "./otel-attributes.js"
 import { loadOpenTelemetryApi, sdkVersion } from "./otel-api.js"
-import { lazyContextClass } from "./otel-lazy-context.js"
+import { spanStateClass } from "./otel-lazy-context.js"
 import { SPAN_RUNNER } from "./span-runner.js"
 import { TRACE_SINK } from "./trace-sink.js"
 
@@ -23,6 +23,20 @@ const GENERIC_COMPONENTS = new Set(["AnonymousComponent", "Fragment"])
 const origin = performance.timeOrigin
 function now() {
   return origin + performance.now()
+}
+
+/**
+ * Epoch milliseconds as an OTel HrTime `[seconds, nanoseconds]`: the form the SDK keeps and
+ * takes as is (a number it compares with `performance.now()` first, then converts).
+ */
+function hrTime(ms) {
+  let seconds = Math.trunc(ms / 1000)
+  let nanos = Math.round((ms - seconds * 1000) * 1e6)
+  if (nanos >= 1e9) {
+    seconds += 1
+    nanos -= 1e9
+  }
+  return [seconds, nanos]
 }
 
 function hasKeys(object) {
@@ -42,34 +56,10 @@ function readOptions(options) {
   return { captureContent: captureContent ?? false, tracer }
 }
 
-/**
- * One AML span as the exporter knows it. A placeholder (`seen` false) is made when user code
- * runs in a span whose start record is still in the engine's batch; the record fills it.
- */
-class SpanState {
-  constructor() {
-    this.seen = false
-    this.id = undefined
-    this.runId = undefined
-    this.parentId = undefined
-    this.parent = undefined
-    this.kind = undefined
-    this.name = undefined
-    this.attributes = undefined
-    this.agentName = undefined
-    this.start = 0
-    /** The OTel span, once created; `context` is the OTel context with it active. */
-    this.span = undefined
-    this.context = undefined
-    /** Point events (`[name, attributes, time]`) that arrived before the OTel span existed. */
-    this.events = undefined
-    this.lazy = undefined
-  }
-}
-
 /** One evaluation: the OTel context active at its root span, its open spans, its flush. */
 class RunState {
-  constructor(parentContext, flush) {
+  constructor(id, parentContext, flush) {
+    this.id = id
     this.context = parentContext
     this.spans = new Map()
     this.flush = flush
@@ -81,62 +71,71 @@ export function createOpenTelemetryTracer(options) {
   const api = loadOpenTelemetryApi()
   const tracer = settings.tracer ?? api.trace.getTracer("@aml-jsx/sdk", sdkVersion())
   const { context, trace, SpanStatusCode } = api
-  const INTERNAL = api.SpanKind.INTERNAL
   const content = settings.captureContent
   const runs = new Map()
+  /** The run of the previous record: a batch is one run's records, so this saves a lookup per record. */
+  let lastRun
   /** True while records are being turned into spans: a lazy context must not flush then. */
   let delivering = false
 
+  const SpanState = spanStateClass(api, (state) => {
+    // The start record may still wait in the engine's batch: deliver it first.
+    if (!state.seen && !delivering) state.run.flush?.()
+    return state.seen ? contextOf(state) : state.run.context
+  })
+
   function runOf(runId, flush) {
+    if (lastRun !== undefined && lastRun.id === runId) return lastRun
     let run = runs.get(runId)
     if (run === undefined) {
       // The run's first record is its root span start, delivered inside evaluate()'s own
       // async function, so this is the caller's context (context propagation into AML).
-      run = new RunState(context.active(), flush)
+      run = new RunState(runId, context.active(), flush)
       runs.set(runId, run)
     }
+    lastRun = run
     return run
   }
 
-  function parentContextOf(run, state) {
+  function parentContextOf(state) {
     const parent = state.parent
     // A parent this listener never saw (attached mid-run) falls back to the run's context.
-    return parent === undefined || !parent.seen ? run.context : contextOf(run, parent)
+    return parent === undefined || !parent.seen ? state.run.context : contextOf(parent)
   }
 
-  function contextOf(run, state) {
-    if (state.context === undefined) state.context = trace.setSpan(run.context, spanOf(run, state))
+  /** The OTel context with the span's OTel span active: made once per span, shared by its children. */
+  function contextOf(state) {
+    if (state.context === undefined) state.context = trace.setSpan(state.run.context, spanOf(state))
     return state.context
   }
 
-  function create(run, state, attributes) {
+  function create(state, attributes) {
     const name = spanName(state.kind, state.name, state.agentName)
-    const span = tracer.startSpan(name, { attributes, kind: INTERNAL, startTime: state.start }, parentContextOf(run, state))
+    // INTERNAL is the API's default kind; times as HrTime, the form the SDK stores.
+    const span = tracer.startSpan(name, { attributes, startTime: hrTime(state.start) }, parentContextOf(state))
     state.span = span
     const events = state.events
     if (events !== undefined) {
       state.events = undefined
-      for (const [eventName, eventAttributes, time] of events) span.addEvent(eventName, eventAttributes, time)
+      for (const [eventName, eventAttributes, time] of events) span.addEvent(eventName, eventAttributes, hrTime(time))
     }
     return span
   }
 
   /** The span's OTel span, created now (with its start attributes) if it does not exist yet. */
-  function spanOf(run, state) {
-    return state.span ?? create(run, state, startAttributes(state, state.runId))
+  function spanOf(state) {
+    return state.span ?? create(state, startAttributes(state, state.run.id))
   }
 
-  function started(runId, flush, spanId, parentSpanId, kind, name, attributes, start) {
-    const run = runOf(runId, flush)
+  function started(run, spanId, parentSpanId, kind, name, attributes, start) {
     let state = run.spans.get(spanId)
     if (state === undefined) {
-      state = new SpanState()
+      state = new SpanState(run)
       run.spans.set(spanId, state)
     }
     const parent = parentSpanId === undefined ? undefined : run.spans.get(parentSpanId)
     state.seen = true
     state.id = spanId
-    state.runId = runId
     state.parentId = parentSpanId
     state.parent = parent
     state.kind = kind
@@ -146,8 +145,7 @@ export function createOpenTelemetryTracer(options) {
     state.start = start
   }
 
-  function ended(runId, spanId, kind, failed, durationMs, attributes) {
-    const run = runs.get(runId)
+  function ended(run, spanId, kind, failed, durationMs, attributes) {
     const state = run?.spans.get(spanId)
     if (state === undefined) return
     run.spans.delete(spanId)
@@ -155,26 +153,30 @@ export function createOpenTelemetryTracer(options) {
     // AML's duration (performance.now() based) is authoritative for the end time.
     const end = state.start + durationMs
     let span = state.span
-    if (span === undefined) span = create(run, state, addEndAttributes(startAttributes(state, runId), kind, attributes, failed))
+    if (span === undefined) span = create(state, addEndAttributes(startAttributes(state, run.id), kind, attributes, failed))
     else span.setAttributes(addEndAttributes({}, kind, attributes, failed))
+    const endTime = hrTime(end)
     if (failed) {
       const type = errorType(attributes)
       // `error.message` is a sensitive AML attribute: only a content-capturing listener has it.
       const message = attributes["error.message"]
       const exception = { "exception.type": type }
       if (typeof message === "string") exception["exception.message"] = message
-      span.addEvent("exception", exception, end)
+      span.addEvent("exception", exception, endTime)
       span.setStatus({ code: SpanStatusCode.ERROR, message: typeof message === "string" ? message : type })
     }
-    span.end(end)
-    if (kind === "evaluation") runs.delete(runId)
+    span.end(endTime)
+    if (kind === "evaluation") {
+      runs.delete(run.id)
+      if (lastRun === run) lastRun = undefined
+    }
   }
 
-  function pointEvent(runId, spanId, name, attributes, time) {
-    const state = runs.get(runId)?.spans.get(spanId)
+  function pointEvent(run, spanId, name, attributes, time) {
+    const state = run?.spans.get(spanId)
     if (state === undefined || !state.seen) return
     const eventAttributes = copyAmlAttributes({}, attributes)
-    if (state.span !== undefined) state.span.addEvent(name, eventAttributes, time)
+    if (state.span !== undefined) state.span.addEvent(name, eventAttributes, hrTime(time))
     else (state.events ??= []).push([name, eventAttributes, time])
   }
 
@@ -183,16 +185,24 @@ export function createOpenTelemetryTracer(options) {
     return content && sensitive !== undefined && hasKeys(sensitive) ? { ...attributes, ...sensitive } : attributes
   }
 
+  /** The run of an end or point record: a run this listener never saw has none. */
+  function knownRun(runId) {
+    return lastRun !== undefined && lastRun.id === runId ? lastRun : runs.get(runId)
+  }
+
   /** The record sink (trace-sink.js, compact records): the runtime's cheap path. */
   function sink(runId, record, control) {
     const type = record[0]
     delivering = true
     try {
-      if (type === 1) ended(runId, record[1], record[2], record[3], record[4], recordAttributes(record[5], record[6]))
+      if (type === 1) ended(knownRun(runId), record[1], record[2], record[3], record[4], recordAttributes(record[5], record[6]))
       else if (type === 0) {
         const attributes = recordAttributes(record[6], record[7])
-        started(runId, control.flush, record[1], record[2] ?? undefined, record[3], record[4], attributes, control.clockOffset + record[5])
-      } else if (type === 2) pointEvent(runId, record[1], record[2], recordAttributes(record[4], record[5]), control.clockOffset + record[3])
+        const run = runOf(runId, control.flush)
+        started(run, record[1], record[2] ?? undefined, record[3], record[4], attributes, control.clockOffset + record[5])
+      } else if (type === 2) {
+        pointEvent(knownRun(runId), record[1], record[2], recordAttributes(record[4], record[5]), control.clockOffset + record[3])
+      }
     } finally {
       delivering = false
     }
@@ -202,30 +212,23 @@ export function createOpenTelemetryTracer(options) {
   function listener(event) {
     const type = event.type
     if (type === "span.start") {
-      started(event.runId, undefined, event.spanId, event.parentSpanId, event.kind, event.name, event.attributes, now())
+      const run = runOf(event.runId, undefined)
+      started(run, event.spanId, event.parentSpanId, event.kind, event.name, event.attributes, now())
     } else if (type === "span.end") {
-      ended(event.runId, event.spanId, event.kind, event.status === "error", event.durationMs, event.attributes)
-    } else if (type === "event") pointEvent(event.runId, event.spanId, event.name, event.attributes, now())
+      ended(knownRun(event.runId), event.spanId, event.kind, event.status === "error", event.durationMs, event.attributes)
+    } else if (type === "event") pointEvent(knownRun(event.runId), event.spanId, event.name, event.attributes, now())
   }
 
-  const LazyContext = lazyContextClass(api, {
-    resolve(run, state) {
-      // The start record may still wait in the engine's batch: deliver it first.
-      if (!state.seen && !delivering) run.flush?.()
-      return state.seen ? contextOf(run, state) : run.context
-    },
-  })
-
   function runInSpan(runId, spanId, fn) {
-    const run = runs.get(runId)
+    const run = knownRun(runId)
     if (run === undefined) return fn()
     let state = run.spans.get(spanId)
     if (state === undefined) {
-      state = new SpanState()
+      state = new SpanState(run)
       run.spans.set(spanId, state)
     }
-    const active = state.context ?? (state.lazy ??= new LazyContext(run, state))
-    return context.with(active, fn)
+    // The real context once the OTel span exists; until then the state itself (a lazy context).
+    return context.with(state.context ?? state, fn)
   }
 
   Object.defineProperty(listener, "captureContent", {

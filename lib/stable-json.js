@@ -99,14 +99,38 @@ function sortedKeys(value) {
 export function snapshotJson(value, label) {
   const scalar = leaf(value, label)
   if (scalar !== undefined || value === null) return scalar
-  // The root's scalar members are copied without the walk's stack and ancestor set (the
-  // common Tool input and output is one flat object); the first container hands over.
+  if (isArray(value)) return snapshotContainer(value, label)
+  // A root object's scalar members are copied without the walk's frame, stack and ancestor
+  // set (the common Tool input and output is one flat object); the first container hands
+  // over to the walk. The checks are open()'s, in its order.
+  if (!isPlainObject(value)) throw notJson(label, "a non-plain object")
+  if (Object.getOwnPropertySymbols(value).length > 0) throw notJson(label, "symbol keys")
+  const keys = sortedKeys(value)
+  const copy = {}
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]
+    const child = value[key]
+    const childScalar = leaf(child, label)
+    if (childScalar !== undefined || child === null) {
+      setKey(copy, key, childScalar)
+      continue
+    }
+    const root = new Open(value, copy, keys, null, null)
+    root.index = index + 1
+    // Ancestors on the path being copied: a shared (acyclic) reference is fine, a loop is not.
+    const active = new Set([value])
+    return walk([root, open(child, label, root, key, active)], active, label, root)
+  }
+  return freeze(copy)
+}
+
+/** A root array: its scalar elements are copied in place; the first container hands over. */
+function snapshotContainer(value, label) {
   const root = open(value, label, null, null, null)
   const source = root.source
-  const keys = root.keys
-  const length = keys === null ? source.length : keys.length
+  const length = source.length
   while (root.index < length) {
-    const key = keys === null ? root.index : keys[root.index]
+    const key = root.index
     root.index++
     const child = source[key]
     const childScalar = leaf(child, label)
@@ -114,7 +138,6 @@ export function snapshotJson(value, label) {
       setKey(root.copy, key, childScalar)
       continue
     }
-    // Ancestors on the path being copied: a shared (acyclic) reference is fine, a loop is not.
     const active = new Set([source])
     return walk([root, open(child, label, root, key, active)], active, label, root)
   }

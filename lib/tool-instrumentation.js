@@ -68,13 +68,18 @@ function startToolSpan(domain, port, input, parentSpanId, signal) {
   } catch (error) {
     inputError = error
   }
-  const spanId = domain.openSpan("tool", port.name, parentSpanId, { sensitive: contentOf(domain, "input", snapshot) })
+  const sensitive = contentOf(domain, "input", snapshot)
+  const spanId =
+    sensitive === undefined && typeof parentSpanId === "string"
+      ? openPlainToolSpan(domain, port.name, parentSpanId)
+      : domain.openSpan("tool", port.name, parentSpanId, { sensitive })
   const evaluation = domain.signal
   let running
   try {
     if (inputError !== undefined) throw inputError
     if (signal.aborted) throw signal.reason
-    if (evaluation.aborted) throw evaluation.reason
+    // The same signal answers the same; without a caller's signal the evaluation's never aborts.
+    if (signal !== evaluation && domain.abortable && evaluation.aborted) throw evaluation.reason
     // The executor gets `signal` itself (TL-3: a provider-narrowed signal reaches it as the
     // same object). The evaluation's abort is raced out below instead, through the domain's
     // one abort listener, so many concurrent calls do not pile listeners onto its signal.
@@ -109,8 +114,23 @@ function failToolSpan(domain, spanId, error) {
 }
 
 function closeToolSpan(domain, spanId, output) {
-  if (!domain.closed) domain.closeSpan(spanId, false, undefined, undefined, contentOf(domain, "output", output))
+  if (domain.closed) return output
+  const sensitive = contentOf(domain, "output", output)
+  if (sensitive !== undefined) {
+    domain.closeSpan(spanId, false, undefined, undefined, sensitive)
+    return output
+  }
+  // What domain.closeSpan does for a span without attributes, in one narrower crossing.
+  domain.native.closeToolSpan(spanId)
+  if (domain.tracing) domain.flushTrace()
   return output
+}
+
+/** What domain.openSpan("tool", name, parentSpanId) does, in one narrower crossing. */
+function openPlainToolSpan(domain, name, parentSpanId) {
+  const id = domain.native.openToolSpan(name, parentSpanId)
+  if (domain.tracing) domain.flushTrace()
+  return id
 }
 
 /**

@@ -12,6 +12,7 @@ use napi::{Env, Error, Result};
 use napi_derive::napi;
 
 use crate::guard::engine_error;
+use crate::hot_tool_span::{close_tool_span, open_tool_span, push_span_id};
 use crate::raw_call::{
     args, bool_arg, bool_value, f64_arg, f64_value, function_table, i32_arg, is_nullish,
     read_string, respond, string_array, string_value, u32_arg, u32_value, with_strings, Callback,
@@ -177,7 +178,14 @@ enum Started {
 /// Agent has no follow-ups).
 fn text_agent_line(plan: &AgentPlan) -> String {
     debug_assert!(plan.follow_ups.is_empty());
-    format!("{}\n{}\n{}", plan.span_id, plan.parent_span, plan.system())
+    let system = plan.system();
+    let mut line = String::with_capacity(48 + system.len());
+    push_span_id(&mut line, plan.span_id);
+    line.push('\n');
+    push_span_id(&mut line, plan.parent_span);
+    line.push('\n');
+    line.push_str(&system);
+    line
 }
 
 // `evaluate(<Agent>prompt</Agent>)` entered in one call (aml_engine::TextAgentStart): the
@@ -329,7 +337,7 @@ raw_callback!(close_span, |env, info| {
 
 /// # Safety
 /// `env` must be the running callback's env.
-unsafe fn undefined(env: napi_env) -> Result<napi_value> {
+pub(crate) unsafe fn undefined(env: napi_env) -> Result<napi_value> {
     let mut out = std::ptr::null_mut();
     // SAFETY: the caller's contract.
     if unsafe { sys::napi_get_undefined(env, &mut out) } != sys::Status::napi_ok {
@@ -345,6 +353,7 @@ const CALLBACKS: &[(&str, Callback)] = &[
     ("agentPlan", agent_plan),
     ("array", array),
     ("closeSpan", close_span),
+    ("closeToolSpan", close_tool_span),
     ("currentSpan", current_span),
     ("empty", empty),
     ("enterAgent", enter_agent),
@@ -354,6 +363,7 @@ const CALLBACKS: &[(&str, Callback)] = &[
     ("newTask", new_task),
     ("node", node),
     ("openSpan", open_span),
+    ("openToolSpan", open_tool_span),
     ("releaseAgentSlot", release_agent_slot),
     ("scheduleAgent", schedule_agent),
     ("text", text),

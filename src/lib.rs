@@ -15,6 +15,8 @@ mod guard;
 // The evaluator's per-value and per-Agent step calls, as plain Node-API callbacks.
 mod exact_text;
 pub mod hot_path;
+// The plain Tool call's span (issue 8 §4).
+mod hot_tool_span;
 pub mod json_schema;
 pub mod loop_state;
 pub mod native_scripted;
