@@ -95,7 +95,15 @@ async fn an_external_process_serves_turns_and_is_killed_through_its_supervisor()
     assert!(states(&opened).is_empty(), "{opened:?}");
     assert_eq!(text(&turn(&session, "hello").await), "Hello");
     let closed = close(&session).await;
-    assert_eq!(states(&closed), ["kill_requested", "kill_completed"]);
+    // close() ends the agent's stdin before it asks for the kill, and the fixture exits by
+    // itself on end of input: when that exit (code 0) is observed before the kill lands, the
+    // session truthfully reports it after the kill facts. Either way the kill facts come first.
+    let states = states(&closed);
+    assert!(
+        states == ["kill_requested", "kill_completed"]
+            || states == ["kill_requested", "kill_completed", "exited"],
+        "{closed:?}"
+    );
     let killed = closed.iter().find_map(|event| match event {
         Event::Process(fact) if fact.state == "kill_requested" => fact.execution_id.clone(),
         _ => None,
