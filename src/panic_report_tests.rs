@@ -51,6 +51,12 @@ impl Subscriber for Capture {
     fn exit(&self, _: &Id) {}
 }
 
+/// Serializes the tests of this module. The hook's `tracing::error!` is one callsite, and
+/// `tracing` caches each callsite's interest: a test on a thread without a subscriber hitting
+/// it while another test's scoped subscriber is being registered could leave the cached
+/// interest at "never", and the event would not reach the capture (seen once, flaky).
+static SERIAL: Mutex<()> = Mutex::new(());
+
 /// What `guard` does, minus the napi error around the text.
 fn caught(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
     install_hook();
@@ -66,6 +72,9 @@ fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
 
 #[test]
 fn a_panic_keeps_its_message_and_location_in_the_error_and_in_one_tracing_event() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let capture = Capture::default();
     let line = line!() + 2;
     let text = tracing::subscriber::with_default(capture.clone(), || {
@@ -90,6 +99,9 @@ fn a_panic_keeps_its_message_and_location_in_the_error_and_in_one_tracing_event(
 
 #[test]
 fn a_payload_raised_without_the_hook_does_not_borrow_a_stale_location() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // A panic nobody turned into text leaves its report behind; a different payload
     // re-raised with `resume_unwind` (no hook call) must not take that location.
     install_hook();
