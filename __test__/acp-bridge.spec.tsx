@@ -3,11 +3,14 @@
 // official @modelcontextprotocol/sdk client — directly, and from inside a scripted ACP agent.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { describe, expect, it } from "vitest"
+import { connect } from "node:net"
+
+import { describe, expect, it, vi } from "vitest"
 import { z } from "zod"
 
 import { Agent, AmlRuntime, Tool, defineTool } from "@aml-jsx/sdk"
 
+import { startLoopBridge } from "../lib/acp-loop-bridge.js"
 import { acpBridgeStart, acpBridgeStop, liveAcpBridges } from "../lib/native.js"
 import { lendTools, liveNativeTools } from "../lib/native-tool-dispatch.js"
 import { scriptedAcp } from "./support/acp.js"
@@ -35,9 +38,26 @@ const fail = defineTool({
   name: "fail",
 })
 
-/** A bridge over plain lent Tools (no Agent), for the protocol rules. */
-async function bridgeOf(tools: any[]) {
+type Served = "event loop" | "bridge thread"
+
+/**
+ * A bridge over plain lent Tools (no Agent), for the protocol rules: served on the JS
+ * thread's event loop (what ACP Agents get, lib/acp-loop-bridge.js) or from the bridge
+ * thread (what the Sandbox MCP relay forwards to). Both must follow the same rules.
+ */
+async function bridgeOf(tools: any[], served: Served) {
   const lent = lendTools(tools, new AbortController().signal)
+  if (served === "event loop") {
+    const bridge = await startLoopBridge(lent.json)
+    return {
+      descriptor: bridge.descriptor,
+      info: { handle: bridge.handle, name: bridge.name },
+      stop() {
+        bridge.stop()
+        lent.release()
+      },
+    }
+  }
   const info = await acpBridgeStart(lent.json)
   const descriptor = JSON.parse(info.descriptor)
   return {
@@ -58,10 +78,10 @@ const wrapper = (name: string, execute: (input: any) => unknown) => ({
   name,
 })
 
-describe("bridge protocol", () => {
+describe.each<Served>(["event loop", "bridge thread"])("bridge protocol, served on the %s", (served) => {
   // Output text is JSON.stringify of the executor's value (key order kept).
   it("serves tools/list and tools/call to the official MCP client", async () => {
-    const bridge = await bridgeOf([wrapper("echo", (input) => input), wrapper("text", () => "plain"), wrapper("boom", () => { throw new TypeError("bad input") })])
+    const bridge = await bridgeOf([wrapper("echo", (input) => input), wrapper("text", () => "plain"), wrapper("boom", () => { throw new TypeError("bad input") })], served)
     const headers = Object.fromEntries(bridge.descriptor.headers.map((h: any) => [h.name, h.value]))
     const client = new Client({ name: "test", version: "1.0.0" })
     await client.connect(new StreamableHTTPClientTransport(new URL(bridge.descriptor.url), { requestInit: { headers } }))
@@ -84,7 +104,7 @@ describe("bridge protocol", () => {
   })
 
   it("answers a wrong path or token with 404 and other methods with 405", async () => {
-    const bridge = await bridgeOf([wrapper("echo", (input) => input)])
+    const bridge = await bridgeOf([wrapper("echo", (input) => input)], served)
     const url = bridge.descriptor.url
     const auth = bridge.descriptor.headers[0].value
     expect(bridge.descriptor).toEqual({ headers: [{ name: "Authorization", value: auth }], name: bridge.info.name, type: "http", url })
@@ -173,5 +193,101 @@ describe("Tools through an ACP agent", () => {
       'AML Tool "look up" cannot be served over MCP: its name must be 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."',
     )
     expect(contexts).toEqual([])
+  })
+})
+
+describe("the bridge served on the event loop", () => {
+  /** A raw keep-alive socket to `descriptor`: send bytes, read whole responses. */
+  async function rawClient(descriptor: any) {
+    const { hostname, port } = new URL(descriptor.url)
+    const socket = connect({ host: hostname, port: Number(port) })
+    await new Promise((resolve) => socket.once("connect", resolve))
+    let received = ""
+    socket.setEncoding("utf8")
+    socket.on("data", (data) => (received += data))
+    const closed = new Promise((resolve) => socket.once("close", resolve))
+    const request = (body: unknown) => {
+      const text = JSON.stringify(body)
+      return `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: ${descriptor.headers[0].value}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+    }
+    return { closed, received: () => received, request, socket }
+  }
+
+  const call = (id: number, name: string, args: unknown = {}) => ({ id, jsonrpc: "2.0", method: "tools/call", params: { arguments: args, name } })
+
+  it("answers pipelined requests in order, each call after the one ahead of it settled", async () => {
+    const order: string[] = []
+    const slow = wrapper("slow", async (input) => {
+      order.push(`start ${input.n}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      order.push(`end ${input.n}`)
+      return input.n
+    })
+    const bridge = await bridgeOf([slow], "event loop")
+    const client = await rawClient(bridge.descriptor)
+    try {
+      client.socket.write(client.request(call(1, "slow", { n: 1 })) + client.request({ id: 2, jsonrpc: "2.0", method: "ping" }) + client.request(call(3, "slow", { n: 3 })))
+      await vi.waitFor(() => expect(client.received().match(/HTTP\/1\.1 200/g)?.length).toBe(3))
+      const ids = [...client.received().matchAll(/"id":(\d+)/g)].map((m) => Number(m[1]))
+      expect(ids).toEqual([1, 2, 3])
+      expect(order).toEqual(["start 1", "end 1", "start 3", "end 3"])
+    } finally {
+      client.socket.destroy()
+      bridge.stop()
+    }
+    expect(liveNativeTools()).toEqual({ calls: 0, tools: 0 })
+  })
+
+  it("stopping the bridge aborts the running call and closes its connection without an answer", async () => {
+    let seen: AbortSignal | undefined
+    const hang = wrapper("hang", () => new Promise(() => {}))
+    hang.execute = async (_input: any, context: any) => {
+      seen = context.signal
+      return new Promise(() => {})
+    }
+    const bridge = await bridgeOf([hang], "event loop")
+    const client = await rawClient(bridge.descriptor)
+    client.socket.write(client.request(call(1, "hang")))
+    await vi.waitFor(() => expect(seen).toBeDefined())
+    expect(liveAcpBridges()).toBe(1)
+    bridge.stop()
+    await client.closed
+    expect(seen!.aborted).toBe(true)
+    expect(client.received()).toBe("")
+    expect(liveAcpBridges()).toBe(0)
+    const refused = await fetch(bridge.descriptor.url, { method: "POST" }).then(
+      () => "answered",
+      () => "refused",
+    )
+    expect(refused).toBe("refused")
+  })
+
+  it("a client that hangs up mid-call aborts that call only", async () => {
+    const signals: AbortSignal[] = []
+    const hang = wrapper("hang", () => undefined)
+    hang.execute = async (_input: any, context: any) => {
+      signals.push(context.signal)
+      return new Promise(() => {})
+    }
+    const bridge = await bridgeOf([hang, wrapper("echo", (input) => input)], "event loop")
+    const first = await rawClient(bridge.descriptor)
+    const second = await rawClient(bridge.descriptor)
+    try {
+      first.socket.write(first.request(call(1, "hang")))
+      second.socket.write(second.request(call(2, "hang")))
+      await vi.waitFor(() => expect(signals).toHaveLength(2))
+      first.socket.destroy()
+      await vi.waitFor(() => expect(signals[0].aborted).toBe(true))
+      expect(signals[1].aborted).toBe(false)
+      // The bridge still serves new connections.
+      const third = await rawClient(bridge.descriptor)
+      third.socket.write(third.request(call(3, "echo", { x: 1 })))
+      await vi.waitFor(() => expect(third.received()).toContain('{\\"x\\":1}'))
+      third.socket.destroy()
+    } finally {
+      second.socket.destroy()
+      bridge.stop()
+    }
+    await vi.waitFor(() => expect(signals[1].aborted).toBe(true))
   })
 })

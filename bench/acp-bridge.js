@@ -2,20 +2,24 @@
 // 127.0.0.1 to the bridge, through the dispatcher to a JS `execute`, and back. Target ≤ 300 µs
 // median on this machine.
 //
-// Three rows, measured round by round in rotating order so load on a shared machine hits them
+// Four rows, measured round by round in rotating order so load on a shared machine hits them
 // alike:
-// - the bridge with a minimal client (JSON-RPC `tools/call` over one keep-alive socket), so
-//   the figure is the bridge's: HTTP parse, dispatcher hop, JS execute, response;
+// - the bridge ACP Agents use (lib/acp-loop-bridge.js, served on this thread's event loop)
+//   with a minimal client (JSON-RPC `tools/call` over one keep-alive socket), so the figure
+//   is the bridge's: HTTP parse, routing, JS execute, response;
+// - the same protocol served from the bridge thread (what a Sandbox MCP relay forwards to),
+//   same client: four cross-thread wake-ups per call;
 // - the same client against a `node:http` server in this process doing the same JSON work:
 //   the floor of one HTTP round trip on this machine, for scale;
-// - the official `@modelcontextprotocol/sdk` client, whose own per-call work (fetch, schema
-//   validation) runs in this process too.
+// - the official `@modelcontextprotocol/sdk` client against the loop bridge, whose own
+//   per-call work (fetch, schema validation) runs in this process too.
 import { connect } from "node:net"
 import { createServer } from "node:http"
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
+import { startLoopBridge } from "../lib/acp-loop-bridge.js"
 import { acpBridgeStart, acpBridgeStop } from "../lib/native.js"
 import { lendTools } from "../lib/native-tool-dispatch.js"
 
@@ -67,7 +71,27 @@ async function leanClient(url, authorization) {
   return { call, close: () => socket.destroy() }
 }
 
+/** The bridge ACP Agents use: served on this thread's event loop (lib/acp-loop-bridge.js). */
 async function bridgeTarget() {
+  const lent = lendTools([addTool()], new AbortController().signal)
+  const bridge = await startLoopBridge(lent.json)
+  const { headers, url } = bridge.descriptor
+  const client = await leanClient(url, headers.find((h) => h.name === "Authorization").value)
+  const first = JSON.parse(await client.call(1))
+  if (first.result?.content?.[0]?.text !== '{"sum":2}') throw new Error(`unexpected bridge answer ${JSON.stringify(first)}`)
+  return {
+    call: client.call,
+    close() {
+      client.close()
+      bridge.stop()
+      lent.release()
+    },
+    label: "bridge, lean JSON-RPC client",
+  }
+}
+
+/** The same protocol served from the bridge thread (what the Sandbox MCP relay forwards to). */
+async function threadedTarget() {
   const lent = lendTools([addTool()], new AbortController().signal)
   const bridge = await acpBridgeStart(lent.json)
   const { headers, url } = JSON.parse(bridge.descriptor)
@@ -81,7 +105,7 @@ async function bridgeTarget() {
       acpBridgeStop(bridge.handle)
       lent.release()
     },
-    label: "bridge, lean JSON-RPC client",
+    label: "threaded bridge (relay path), same client",
   }
 }
 
@@ -131,8 +155,8 @@ function isolatingFetch(url, init = {}) {
 
 async function sdkTarget() {
   const lent = lendTools([addTool()], new AbortController().signal)
-  const bridge = await acpBridgeStart(lent.json)
-  const { headers, url } = JSON.parse(bridge.descriptor)
+  const bridge = await startLoopBridge(lent.json)
+  const { headers, url } = bridge.descriptor
   const client = new Client({ name: "bench", version: "1.0.0" })
   const requestInit = { headers: Object.fromEntries(headers.map((h) => [h.name, h.value])) }
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: isolatingFetch, requestInit }))
@@ -140,7 +164,7 @@ async function sdkTarget() {
     call: (a) => client.callTool({ arguments: { a, b: 1 }, name: "add" }),
     async close() {
       await client.close()
-      acpBridgeStop(bridge.handle)
+      bridge.stop()
       lent.release()
     },
     label: "bridge, official MCP SDK client",
@@ -148,7 +172,7 @@ async function sdkTarget() {
 }
 
 export async function bridgeBenchmarks() {
-  const targets = [await bridgeTarget(), await nodeHttpTarget(), await sdkTarget()]
+  const targets = [await bridgeTarget(), await threadedTarget(), await nodeHttpTarget(), await sdkTarget()]
   const wall = targets.map(() => [])
   const cpu = targets.map(() => [])
   try {

@@ -23,9 +23,8 @@ import { runAgentProviderSession, sessionSpans } from "./agent-provider-session.
 import { createAgentProviderTurns } from "./agent-provider-turns.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { lendTools } from "./native-tool-dispatch.js"
+import { startLoopBridge } from "./acp-loop-bridge.js"
 import {
-  acpBridgeStart,
-  acpBridgeStop,
   acpLaunchFilesWrite,
   acpSessionStart,
   acpSessionStartExternal,
@@ -51,23 +50,23 @@ function checkToolNames(tools) {
   }
 }
 
-/** Lends `tools` to a native MCP bridge; `release()` stops it and takes them back. */
+/** Lends `tools` to an MCP bridge (acp-loop-bridge.js); `release()` stops it and takes them back. */
 async function startBridge(tools, signal) {
   if (tools.length === 0) return { release() {} }
   const lent = lendTools(tools, signal)
   let bridge
   try {
-    bridge = await acpBridgeStart(lent.json)
+    bridge = await startLoopBridge(lent.json)
   } catch (error) {
     lent.release()
     throw error
   }
   return {
-    descriptor: JSON.parse(bridge.descriptor),
+    descriptor: bridge.descriptor,
     handle: bridge.handle,
     name: bridge.name,
     release() {
-      acpBridgeStop(bridge.handle)
+      bridge.stop()
       lent.release()
     },
   }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use aml_acp::Bridge;
+use aml_acp::{Bridge, LoopBridge};
 use aml_ports::{ToolInvoker, ToolSpec};
 use napi::bindgen_prelude::Object;
 use napi::{Env, Error, Result, Status};
@@ -15,15 +15,52 @@ use crate::guard::guard;
 use crate::process_runtime::spawn_promise;
 use crate::tool_dispatch;
 
+/// A bridge served from the bridge thread (tokio), or on the JS thread's event loop
+/// (`src/acp_loop_bridge.rs`).
+pub(crate) enum Live {
+    Threaded(Bridge),
+    Loop(LoopBridge),
+}
+
+impl Live {
+    fn stop(&self) {
+        match self {
+            Live::Threaded(bridge) => bridge.stop(),
+            Live::Loop(bridge) => bridge.stop(),
+        }
+    }
+
+    fn relay_target(&self) -> aml_acp::RelayTarget {
+        match self {
+            Live::Threaded(bridge) => bridge.relay_target(),
+            Live::Loop(bridge) => bridge.relay_target(),
+        }
+    }
+}
+
 #[derive(Default)]
-struct Bridges {
-    live: HashMap<u32, Bridge>,
+pub(crate) struct Bridges {
+    pub(crate) live: HashMap<u32, Live>,
     next: u32,
+}
+
+impl Bridges {
+    /// Files `bridge` under a fresh nonzero handle.
+    pub(crate) fn insert(&mut self, bridge: Live) -> u32 {
+        loop {
+            self.next = self.next.wrapping_add(1);
+            if self.next != 0 && !self.live.contains_key(&self.next) {
+                break;
+            }
+        }
+        self.live.insert(self.next, bridge);
+        self.next
+    }
 }
 
 static BRIDGES: Mutex<Option<Bridges>> = Mutex::new(None);
 
-fn bridges<R>(f: impl FnOnce(&mut Bridges) -> R) -> R {
+pub(crate) fn bridges<R>(f: impl FnOnce(&mut Bridges) -> R) -> R {
     let mut bridges = BRIDGES.lock().unwrap_or_else(|p| p.into_inner());
     f(bridges.get_or_insert_with(Bridges::default))
 }
@@ -57,16 +94,7 @@ pub fn acp_bridge_start(env: &Env, tools: String) -> Result<Object<'_>> {
         })?;
         let name = bridge.name.clone();
         let descriptor = bridge.descriptor().to_string();
-        let handle = bridges(|b| {
-            loop {
-                b.next = b.next.wrapping_add(1);
-                if b.next != 0 && !b.live.contains_key(&b.next) {
-                    break;
-                }
-            }
-            b.live.insert(b.next, bridge);
-            b.next
-        });
+        let handle = bridges(|b| b.insert(Live::Threaded(bridge)));
         Ok(BridgeInfo {
             handle,
             name,
@@ -95,6 +123,6 @@ pub fn live_acp_bridges() -> u32 {
 
 /// The request handler of bridge `handle`, for a Sandbox MCP relay.
 pub(crate) fn relay_target(handle: u32) -> Result<aml_acp::RelayTarget> {
-    bridges(|b| b.live.get(&handle).map(Bridge::relay_target))
+    bridges(|b| b.live.get(&handle).map(Live::relay_target))
         .ok_or_else(|| Error::from_reason("ACP MCP bridge handle is stopped"))
 }

@@ -6,6 +6,7 @@
 pub mod acp;
 pub mod acp_bridge;
 pub mod acp_external;
+pub mod acp_loop_bridge;
 pub mod acp_relay;
 pub mod agent;
 mod bridge_runtime;

@@ -113,7 +113,7 @@ impl Dispatcher {
 }
 
 /// Turns what JS answered into the port's result; a broken answer is the host's fault.
-fn decode(answer: Result<ToolOutcome>) -> std::result::Result<Value, ToolCallError> {
+pub(crate) fn decode(answer: Result<ToolOutcome>) -> std::result::Result<Value, ToolCallError> {
     let outcome = answer.map_err(|error| {
         ToolCallError::unavailable(format!("AML tool dispatcher failed: {}", error.reason))
     })?;

@@ -8,7 +8,7 @@
 use std::io;
 use std::sync::Arc;
 
-use aml_ports::{ToolInvoker, ToolSpec};
+use aml_ports::{ToolCallError, ToolInvoker, ToolRef, ToolSpec};
 use serde_json::{json, Value};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::http::{self, ReadError};
 
 /// Largest accepted request body (the contract's relay limit).
-const BODY_LIMIT: usize = 4 * 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 4 * 1024 * 1024;
 /// MCP revision we answer with when the client asks for one we do not know.
 const PROTOCOL: &str = "2025-06-18";
 const KNOWN_PROTOCOLS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
@@ -46,12 +46,7 @@ impl Bridge {
 
     /// The ACP `McpServer` descriptor for `session/new`.
     pub fn descriptor(&self) -> Value {
-        json!({
-            "type": "http",
-            "name": self.name,
-            "url": self.url,
-            "headers": [{ "name": "Authorization", "value": format!("Bearer {}", self.token) }],
-        })
+        descriptor(&self.name, &self.url, &self.token)
     }
 }
 
@@ -61,7 +56,7 @@ impl Drop for Bridge {
     }
 }
 
-struct Served {
+pub(crate) struct Served {
     tools: Vec<ToolSpec>,
     invoker: Arc<dyn ToolInvoker>,
     name: String,
@@ -91,10 +86,18 @@ fn uuid() -> io::Result<String> {
     ))
 }
 
-/// Starts serving `tools` on a random loopback port. Must run inside a tokio runtime.
-pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::Result<Bridge> {
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-    let port = listener.local_addr()?.port();
+/// A bridge's identity and shared request handler, before any listener serves it.
+pub(crate) struct Identity {
+    pub name: String,
+    pub token: String,
+    pub stop: CancellationToken,
+    pub served: Arc<Served>,
+}
+
+pub(crate) fn identity(
+    tools: Vec<ToolSpec>,
+    invoker: Arc<dyn ToolInvoker>,
+) -> io::Result<Identity> {
     let name = format!("aml_{}", random_hex()?);
     let token = uuid()?;
     let stop = CancellationToken::new();
@@ -105,6 +108,34 @@ pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::R
         expected: format!("Bearer {token}"),
         stop: stop.clone(),
     });
+    Ok(Identity {
+        name,
+        token,
+        stop,
+        served,
+    })
+}
+
+/// The ACP `McpServer` descriptor of a bridge served at `url`.
+pub(crate) fn descriptor(name: &str, url: &str, token: &str) -> Value {
+    json!({
+        "type": "http",
+        "name": name,
+        "url": url,
+        "headers": [{ "name": "Authorization", "value": format!("Bearer {token}") }],
+    })
+}
+
+/// Starts serving `tools` on a random loopback port. Must run inside a tokio runtime.
+pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::Result<Bridge> {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    let port = listener.local_addr()?.port();
+    let Identity {
+        name,
+        token,
+        stop,
+        served,
+    } = identity(tools, invoker)?;
     tokio::spawn(accept_loop(listener, Arc::clone(&served)));
     Ok(Bridge {
         name,
@@ -118,7 +149,7 @@ pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::R
 /// A bridge's request handler without its listener, for the Sandbox MCP relay. Holding one
 /// does not keep the bridge serving: once the bridge stops, Tool calls are cancelled.
 #[derive(Clone)]
-pub struct RelayTarget(Arc<Served>);
+pub struct RelayTarget(pub(crate) Arc<Served>);
 
 /// One HTTP answer of the bridge.
 pub(crate) struct Answer {
@@ -185,40 +216,72 @@ async fn serve_connection(mut stream: TcpStream, served: Arc<Served>) {
     }
 }
 
+/// What a request asks of the bridge: an answer at once, or a Tool call to run first.
+pub(crate) enum Routed {
+    Answer(u16, Vec<u8>, &'static str),
+    Call {
+        id: Value,
+        tool: ToolRef,
+        input: Value,
+    },
+}
+
 async fn route(served: &Served, request: &http::Request) -> (u16, Vec<u8>, &'static str) {
+    match route_sync(served, request) {
+        Routed::Answer(status, body, extra) => (status, body, extra),
+        Routed::Call { id, tool, input } => {
+            let result = served
+                .invoker
+                .call(tool, input, served.stop.child_token())
+                .await;
+            (200, call_answer(id, result), "")
+        }
+    }
+}
+
+/// Routes `request` as far as it goes without running a Tool (sans-IO: both servers use it).
+pub(crate) fn route_sync(served: &Served, request: &http::Request) -> Routed {
     if request.path != "/mcp" || request.authorization.as_deref() != Some(served.expected.as_str())
     {
-        return (404, Vec::new(), "");
+        return Routed::Answer(404, Vec::new(), "");
     }
     if request.method != "POST" {
-        return (405, Vec::new(), "Allow: POST\r\n");
+        return Routed::Answer(405, Vec::new(), "Allow: POST\r\n");
     }
     let Ok(message) = serde_json::from_slice::<Value>(&request.body) else {
-        return (400, rpc_error(Value::Null, -32700, "Parse error"), "");
+        return Routed::Answer(400, rpc_error(Value::Null, -32700, "Parse error"), "");
     };
     let Some(method) = message.get("method").and_then(Value::as_str) else {
-        return (400, rpc_error(Value::Null, -32600, "Invalid Request"), "");
+        return Routed::Answer(400, rpc_error(Value::Null, -32600, "Invalid Request"), "");
     };
     let Some(id) = message.get("id").cloned() else {
         // Notifications (notifications/initialized, cancelled…) need no answer.
-        return (202, Vec::new(), "");
+        return Routed::Answer(202, Vec::new(), "");
     };
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     let result = match method {
         "initialize" => initialize(served, &params),
         "ping" => json!({}),
         "tools/list" => tools_list(served),
-        "tools/call" => tools_call(served, &params).await,
+        "tools/call" => match tool_call(served, &params) {
+            Ok((tool, input)) => return Routed::Call { id, tool, input },
+            Err(result) => result,
+        },
         other => {
-            return (
+            return Routed::Answer(
                 200,
                 rpc_error(id, -32601, &format!("Method not found: {other}")),
                 "",
             )
         }
     };
-    let body = json!({ "jsonrpc": "2.0", "id": id, "result": result });
-    (200, body.to_string().into_bytes(), "")
+    Routed::Answer(200, rpc_result(id, result), "")
+}
+
+fn rpc_result(id: Value, result: Value) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+        .to_string()
+        .into_bytes()
 }
 
 fn rpc_error(id: Value, code: i64, message: &str) -> Vec<u8> {
@@ -256,28 +319,32 @@ fn text_result(text: String, is_error: bool) -> Value {
     result
 }
 
-async fn tools_call(served: &Served, params: &Value) -> Value {
+/// The Tool and input a `tools/call` names, or the result that answers it at once.
+fn tool_call(served: &Served, params: &Value) -> Result<(ToolRef, Value), Value> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
         .unwrap_or_default();
     let Some(tool) = served.tools.iter().find(|tool| tool.name == name) else {
-        return text_result(format!("Unknown AML Tool \"{name}\""), true);
+        return Err(text_result(format!("Unknown AML Tool \"{name}\""), true));
     };
     let input = params
         .get("arguments")
         .cloned()
         .unwrap_or_else(|| json!({}));
-    match served
-        .invoker
-        .call(tool.tool, input, served.stop.child_token())
-        .await
-    {
+    Ok((tool.tool, input))
+}
+
+/// The JSON-RPC body answering call `id` with the Tool's outcome (failures are `isError`
+/// results the model can read).
+pub(crate) fn call_answer(id: Value, outcome: Result<Value, ToolCallError>) -> Vec<u8> {
+    let result = match outcome {
         Ok(Value::String(text)) => text_result(text, false),
         Ok(value) => text_result(value.to_string(), false),
         Err(error) if error.message.is_empty() => {
             text_result("AML Tool execution failed".into(), true)
         }
         Err(error) => text_result(error.message, true),
-    }
+    };
+    rpc_result(id, result)
 }

@@ -31,12 +31,9 @@ pub async fn read_request<R: AsyncRead + Unpin>(
     buffer: &mut Vec<u8>,
     body_limit: usize,
 ) -> Result<Request, ReadError> {
-    let head_end = loop {
-        if let Some(end) = memchr::memmem::find(buffer, b"\r\n\r\n") {
-            break end;
-        }
-        if buffer.len() > HEAD_LIMIT {
-            return Err(ReadError::Bad(431));
+    loop {
+        if let Some(request) = parse_request(buffer, body_limit)? {
+            return Ok(request);
         }
         let mut chunk = [0u8; 8192];
         let read = stream.read(&mut chunk).await.map_err(|_| ReadError::Io)?;
@@ -48,7 +45,24 @@ pub async fn read_request<R: AsyncRead + Unpin>(
             });
         }
         buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// Takes one whole request off the front of `buffer`, or `None` while more bytes are needed
+/// (sans-IO: the tokio reader above and the JS-thread bridge, `bridge_loop.rs`, both feed it).
+pub fn parse_request(
+    buffer: &mut Vec<u8>,
+    body_limit: usize,
+) -> Result<Option<Request>, ReadError> {
+    let Some(head_end) = memchr::memmem::find(buffer, b"\r\n\r\n") else {
+        if buffer.len() > HEAD_LIMIT {
+            return Err(ReadError::Bad(431));
+        }
+        return Ok(None);
     };
+    if head_end > HEAD_LIMIT {
+        return Err(ReadError::Bad(431));
+    }
     let head = std::str::from_utf8(&buffer[..head_end]).map_err(|_| ReadError::Bad(400))?;
     let mut lines = head.split("\r\n");
     let mut start = lines.next().unwrap_or_default().split(' ');
@@ -79,23 +93,19 @@ pub async fn read_request<R: AsyncRead + Unpin>(
     if length > body_limit {
         return Err(ReadError::Bad(413));
     }
-    buffer.drain(..head_end + 4);
-    while buffer.len() < length {
-        let mut chunk = vec![0u8; (length - buffer.len()).min(64 * 1024)];
-        let read = stream.read(&mut chunk).await.map_err(|_| ReadError::Io)?;
-        if read == 0 {
-            return Err(ReadError::Bad(400));
-        }
-        buffer.extend_from_slice(&chunk[..read]);
+    let body_start = head_end + 4;
+    if buffer.len() < body_start + length {
+        return Ok(None);
     }
-    let body = buffer.drain(..length).collect();
-    Ok(Request {
+    let body = buffer[body_start..body_start + length].to_vec();
+    buffer.drain(..body_start + length);
+    Ok(Some(Request {
         method,
         path,
         authorization,
         body,
         close,
-    })
+    }))
 }
 
 fn reason(status: u16) -> &'static str {
@@ -112,13 +122,8 @@ fn reason(status: u16) -> &'static str {
     }
 }
 
-/// Writes a response; `body` is JSON when non-empty.
-pub async fn respond<W: AsyncWrite + Unpin>(
-    stream: &mut W,
-    status: u16,
-    body: &[u8],
-    extra: &str,
-) -> io::Result<()> {
+/// A whole response, head and body in one buffer; `body` is JSON when non-empty.
+pub fn response(status: u16, body: &[u8], extra: &str) -> Vec<u8> {
     let kind = if body.is_empty() {
         ""
     } else {
@@ -129,9 +134,19 @@ pub async fn respond<W: AsyncWrite + Unpin>(
         reason(status),
         body.len()
     );
-    // One write: a head and body sent separately would meet Nagle and a delayed ACK (40 ms).
     let mut message = head.into_bytes();
     message.extend_from_slice(body);
-    stream.write_all(&message).await?;
+    message
+}
+
+/// Writes a response; `body` is JSON when non-empty.
+pub async fn respond<W: AsyncWrite + Unpin>(
+    stream: &mut W,
+    status: u16,
+    body: &[u8],
+    extra: &str,
+) -> io::Result<()> {
+    // One write: a head and body sent separately would meet Nagle and a delayed ACK (40 ms).
+    stream.write_all(&response(status, body, extra)).await?;
     stream.flush().await
 }

@@ -14,6 +14,7 @@
 //! No napi here: the binding (`src/acp.rs` of the addon) converts events to JSON.
 
 mod bridge;
+mod bridge_loop;
 mod config;
 mod connection;
 mod error;
@@ -30,6 +31,7 @@ mod transport;
 mod wire;
 
 pub use bridge::{start as start_bridge, Bridge, RelayTarget};
+pub use bridge_loop::{Feed as BridgeFeed, LoopBridge};
 pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};
 pub use events::{Detail, Event, ProcessFact, UpdateDetail};
