@@ -44,7 +44,19 @@ export async function startLoopBridge(lentJson) {
   let stopped = false
   let nextConn = 0
 
+  // A socket whose bytes Rust could not take (never expected) is closed rather than left
+  // to throw from an event handler, which would take the process down.
+  const step = (socket, next) => {
+    try {
+      return next()
+    } catch {
+      socket.destroy()
+      return undefined
+    }
+  }
+
   const apply = (conn, socket, feed) => {
+    if (feed === undefined) return
     if (feed.write !== undefined && feed.write !== null) socket.write(feed.write)
     if (feed.close) socket.end()
     else if (feed.tool !== undefined && feed.tool !== null) call(conn, socket, feed.tool, feed.input)
@@ -57,7 +69,7 @@ export async function startLoopBridge(lentJson) {
     dispatch(CALL, id, tool, input).then((outcome) => {
       running.delete(conn)
       if (stopped || socket.destroyed) return
-      apply(conn, socket, acpLoopBridgeAnswer(handle, conn, outcome))
+      apply(conn, socket, step(socket, () => acpLoopBridgeAnswer(handle, conn, outcome)))
     })
   }
 
@@ -67,12 +79,12 @@ export async function startLoopBridge(lentJson) {
     // Like the bridge thread, the bridge never keeps Node alive: the evaluation does.
     socket.unref()
     socket.on("data", (chunk) => {
-      if (!stopped) apply(conn, socket, acpLoopBridgeFeed(handle, conn, chunk))
+      if (!stopped) apply(conn, socket, step(socket, () => acpLoopBridgeFeed(handle, conn, chunk)))
     })
     socket.on("error", () => socket.destroy())
     socket.on("close", () => {
       sockets.delete(conn)
-      acpLoopBridgeDrop(handle, conn)
+      step(socket, () => acpLoopBridgeDrop(handle, conn))
       const id = running.get(conn)
       if (id !== undefined) dispatch(CANCEL, id)
     })
