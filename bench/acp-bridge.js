@@ -71,42 +71,41 @@ async function leanClient(url, authorization) {
   return { call, close: () => socket.destroy() }
 }
 
-/** The bridge ACP Agents use: served on this thread's event loop (lib/acp-loop-bridge.js). */
-async function bridgeTarget() {
-  const lent = lendTools([addTool()], new AbortController().signal)
-  const bridge = await startLoopBridge(lent.json)
-  const { headers, url } = bridge.descriptor
-  const client = await leanClient(url, headers.find((h) => h.name === "Authorization").value)
+/** A lean client on a bridge serving one `add` Tool, checked once before timing. */
+async function leanTarget(descriptor, stop, label) {
+  const client = await leanClient(descriptor.url, descriptor.headers.find((h) => h.name === "Authorization").value)
   const first = JSON.parse(await client.call(1))
   if (first.result?.content?.[0]?.text !== '{"sum":2}') throw new Error(`unexpected bridge answer ${JSON.stringify(first)}`)
   return {
     call: client.call,
     close() {
       client.close()
-      bridge.stop()
-      lent.release()
+      stop()
     },
-    label: "bridge, lean JSON-RPC client",
+    label,
   }
+}
+
+/** The bridge ACP Agents use: served on this thread's event loop (lib/acp-loop-bridge.js). */
+async function bridgeTarget() {
+  const lent = lendTools([addTool()], new AbortController().signal)
+  const bridge = await startLoopBridge(lent.json)
+  const stop = () => {
+    bridge.stop()
+    lent.release()
+  }
+  return leanTarget(bridge.descriptor, stop, "bridge, lean JSON-RPC client")
 }
 
 /** The same protocol served from the bridge thread (what the Sandbox MCP relay forwards to). */
 async function threadedTarget() {
   const lent = lendTools([addTool()], new AbortController().signal)
   const bridge = await acpBridgeStart(lent.json)
-  const { headers, url } = JSON.parse(bridge.descriptor)
-  const client = await leanClient(url, headers.find((h) => h.name === "Authorization").value)
-  const first = JSON.parse(await client.call(1))
-  if (first.result?.content?.[0]?.text !== '{"sum":2}') throw new Error(`unexpected bridge answer ${JSON.stringify(first)}`)
-  return {
-    call: client.call,
-    close() {
-      client.close()
-      acpBridgeStop(bridge.handle)
-      lent.release()
-    },
-    label: "threaded bridge (relay path), same client",
+  const stop = () => {
+    acpBridgeStop(bridge.handle)
+    lent.release()
   }
+  return leanTarget(JSON.parse(bridge.descriptor), stop, "threaded bridge (relay path), same client")
 }
 
 /** A `node:http` server answering `tools/call` as the bridge does, in this process. */
