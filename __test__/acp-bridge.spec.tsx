@@ -197,6 +197,9 @@ describe("Tools through an ACP agent", () => {
 })
 
 describe("the bridge served on the event loop", () => {
+  // Bounds for a loaded 2-core machine, never margins: each wait ends as soon as it holds.
+  const eventually = (check: () => void) => vi.waitFor(check, { interval: 5, timeout: 20_000 })
+
   /** A raw keep-alive socket to `descriptor`: send bytes, read whole responses. */
   async function rawClient(descriptor: any) {
     const { hostname, port } = new URL(descriptor.url)
@@ -227,7 +230,7 @@ describe("the bridge served on the event loop", () => {
     const client = await rawClient(bridge.descriptor)
     try {
       client.socket.write(client.request(call(1, "slow", { n: 1 })) + client.request({ id: 2, jsonrpc: "2.0", method: "ping" }) + client.request(call(3, "slow", { n: 3 })))
-      await vi.waitFor(() => expect(client.received().match(/HTTP\/1\.1 200/g)?.length).toBe(3))
+      await eventually(() => expect(client.received().match(/HTTP\/1\.1 200/g)?.length).toBe(3))
       const ids = [...client.received().matchAll(/"id":(\d+)/g)].map((m) => Number(m[1]))
       expect(ids).toEqual([1, 2, 3])
       expect(order).toEqual(["start 1", "end 1", "start 3", "end 3"])
@@ -248,7 +251,7 @@ describe("the bridge served on the event loop", () => {
     const bridge = await bridgeOf([hang], "event loop")
     const client = await rawClient(bridge.descriptor)
     client.socket.write(client.request(call(1, "hang")))
-    await vi.waitFor(() => expect(seen).toBeDefined())
+    await eventually(() => expect(seen).toBeDefined())
     expect(liveAcpBridges()).toBe(1)
     bridge.stop()
     await client.closed
@@ -275,19 +278,19 @@ describe("the bridge served on the event loop", () => {
     try {
       first.socket.write(first.request(call(1, "hang")))
       second.socket.write(second.request(call(2, "hang")))
-      await vi.waitFor(() => expect(signals).toHaveLength(2))
+      await eventually(() => expect(signals).toHaveLength(2))
       first.socket.destroy()
-      await vi.waitFor(() => expect(signals[0].aborted).toBe(true))
+      await eventually(() => expect(signals[0].aborted).toBe(true))
       expect(signals[1].aborted).toBe(false)
       // The bridge still serves new connections.
       const third = await rawClient(bridge.descriptor)
       third.socket.write(third.request(call(3, "echo", { x: 1 })))
-      await vi.waitFor(() => expect(third.received()).toContain('{\\"x\\":1}'))
+      await eventually(() => expect(third.received()).toContain('{\\"x\\":1}'))
       third.socket.destroy()
     } finally {
       second.socket.destroy()
       bridge.stop()
     }
-    await vi.waitFor(() => expect(signals[1].aborted).toBe(true))
+    await eventually(() => expect(signals[1].aborted).toBe(true))
   })
 })
