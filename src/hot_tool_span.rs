@@ -15,27 +15,12 @@ use crate::spans::span_id;
 /// Appends `id` in its `Display` form (`trace-N` / `span-N`) without the formatting
 /// machinery, which cost more than the span itself on the Agent and Tool hot paths.
 pub(crate) fn push_span_id(out: &mut String, id: SpanId) {
-    let (prefix, mut n) = match id {
+    let (prefix, n) = match id {
         SpanId::Trace(n) => ("trace-", n),
         SpanId::Span(n) => ("span-", n),
     };
     out.push_str(prefix);
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        // `n % 10` is below 10, so the cast cannot truncate.
-        #[allow(clippy::cast_possible_truncation)]
-        let digit = (n % 10) as u8;
-        digits[at] = b'0' + digit;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &digit in &digits[at..] {
-        out.push(char::from(digit));
-    }
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Opens a `tool` span named `name` under `parent` and returns its id.

@@ -119,6 +119,20 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
         .map_err(|error| Error::from_reason(format!("AML file work failed: {error}")))
 }
 
+/// Runs `read(absolute, cancelled)` on a blocking thread; `cancelled` polls the caller's
+/// cancellation token, if any.
+fn cancellable_read<T: Send + 'static>(
+    cancellation: Option<u32>,
+    absolute: String,
+    read: fn(&str, &dyn Fn() -> bool) -> T,
+) -> Result<impl std::future::Future<Output = Result<T>>> {
+    let token = guard(|| cancel_token(cancellation))?;
+    Ok(blocking(move || {
+        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
+        read(&absolute, &cancelled)
+    }))
+}
+
 /// Reads the package directory `absolute`; resolves a [`SkillSnapshot`] or a [`SkillFault`].
 #[napi(ts_return_type = "Promise<SkillSnapshot | SkillFault>")]
 pub fn skill_package_read(
@@ -126,11 +140,7 @@ pub fn skill_package_read(
     absolute: String,
     cancellation: Option<u32>,
 ) -> Result<Object<'_>> {
-    let token = guard(|| cancel_token(cancellation))?;
-    let run = blocking(move || {
-        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
-        aml_files::read_package(&absolute, &cancelled)
-    });
+    let run = cancellable_read(cancellation, absolute, aml_files::read_package)?;
     spawn_promise(env, run, |_, result| {
         Ok(match result {
             Ok(snapshot) => Either::<SkillSnapshot, SkillFault>::A(SkillSnapshot {
@@ -150,11 +160,7 @@ pub fn skill_source_read(
     absolute: String,
     cancellation: Option<u32>,
 ) -> Result<Object<'_>> {
-    let token = guard(|| cancel_token(cancellation))?;
-    let run = blocking(move || {
-        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
-        aml_files::read_skill_source(&absolute, &cancelled)
-    });
+    let run = cancellable_read(cancellation, absolute, aml_files::read_skill_source)?;
     spawn_promise(env, run, |_, result| {
         Ok(match result {
             Ok(SkillSource::Package(snapshot)) => {
@@ -176,11 +182,7 @@ pub fn source_file_read(
     absolute: String,
     cancellation: Option<u32>,
 ) -> Result<Object<'_>> {
-    let token = guard(|| cancel_token(cancellation))?;
-    let run = blocking(move || {
-        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
-        aml_files::read_source_file(&absolute, &cancelled)
-    });
+    let run = cancellable_read(cancellation, absolute, aml_files::read_source_file)?;
     spawn_promise(env, run, |_, result| {
         Ok(match result {
             Ok(bytes) => Either::<Buffer, SkillFault>::A(Buffer::from(bytes)),

@@ -69,21 +69,9 @@ impl Canonical<'_> {
         self.0.extend_from_slice(text.as_bytes());
     }
 
-    fn number(&mut self, mut n: usize) {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            // A decimal digit: n % 10 < 10.
-            #[allow(clippy::cast_possible_truncation)]
-            let digit = (n % 10) as u8;
-            digits[at] = b'0' + digit;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.0.extend_from_slice(&digits[at..]);
+    fn number(&mut self, n: usize) {
+        self.0
+            .extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
 
     /// `<byte length>:<text>;`
