@@ -184,3 +184,54 @@ describe("recording evaluate(<Agent>prompt</Agent>) in its provider's reaction",
     expect(calls).toEqual(["task 0", "task 1", "task 2"])
   })
 })
+
+describe("answers recorded natively into a memory journal", () => {
+  it("keep their order among appended entries: a later entry for a key wins either way", async () => {
+    const { calls, provider } = counting()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const journal = createMemoryJournal()
+    await runtime.evaluate(<Fan n={3} />, { journal })
+    // The same workflow recorded elsewhere gives the digests, without reading `journal`
+    // (reading would make its native answers entry objects before the next run files them).
+    const other = createMemoryJournal()
+    await runtime.evaluate(<Fan n={3} />, { journal: other })
+    const second = (other.entries() as any[])[1]
+    journal.append(Object.freeze({ digest: second.digest, key: second.key, kind: "agent", value: Object.freeze({ text: "appended" }) }))
+    calls.length = 0
+    // The appended entry came after the natively recorded one for its key.
+    await expect(runtime.evaluate(<Fan n={3} />, { journal })).resolves.toBe("<task 0>,appended,<task 2>")
+    expect(calls).toEqual([])
+    // A changed prompt re-runs and is recorded natively after the appended entry.
+    function Changed() {
+      return Promise.all([evaluate(<Agent>task 0</Agent>), evaluate(<Agent>changed</Agent>), evaluate(<Agent>task 2</Agent>)]).then(
+        (parts) => parts.join(","),
+      )
+    }
+    await expect(runtime.evaluate(<Changed />, { journal })).resolves.toBe("<task 0>,<changed>,<task 2>")
+    expect(calls).toEqual(["changed"])
+    await expect(runtime.evaluate(<Changed />, { journal })).resolves.toBe("<task 0>,<changed>,<task 2>")
+    expect(calls).toEqual(["changed"])
+    // Read back, every step is a frozen entry in append order, native or not.
+    const entries = journal.entries() as any[]
+    expect(entries.map((e) => [e.key, e.value.text])).toEqual([
+      ["agent:c.e0/A.", "<task 0>"],
+      ["agent:c.e1/A.", "<task 1>"],
+      ["agent:c.e2/A.", "<task 2>"],
+      ["agent:c.e1/A.", "appended"],
+      ["agent:c.e1/A.", "<changed>"],
+    ])
+    expect(entries.every((e) => Object.isFrozen(e) && Object.isFrozen(e.value) && e.kind === "agent")).toBe(true)
+    expect(entries[1].digest).toBe(second.digest)
+    expect(entries[4].digest).not.toBe(second.digest)
+  })
+
+  it("are the entries a journal object of the application's receives, field for field", async () => {
+    const { provider } = counting()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const stored: any[] = []
+    await runtime.evaluate(<Fan n={4} />, { journal: { append: (entry: any) => void stored.push(entry), entries: () => stored } })
+    const builtIn = createMemoryJournal()
+    await runtime.evaluate(<Fan n={4} />, { journal: builtIn })
+    expect([...builtIn.entries()]).toEqual(stored)
+  })
+})

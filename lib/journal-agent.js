@@ -89,13 +89,14 @@ async function callProvider(domain, task, entry, structured, request, label, lea
 /**
  * The journal's first look at the ready Agent on top of `task`: the engine's next step code
  * when it replayed the Agent natively, else -1 (runAgent goes on and hands over to
- * runJournaledAgent with what the engine found).
+ * runJournaledAgent with the lookup status the engine found).
  */
 export function agentJournalStep(domain, task, structured) {
   const session = domain.journal
   const step = session.agentStep(task, agentExtra(domain, task, structured))
-  if (typeof step === "number") return step
-  session.step = step
+  if (step >= 0) return step
+  // -1 (no entry), -2 (a divergence), or -3 - slot (a matching entry to replay here).
+  session.step = step <= -3 ? -3 - step : step
   return -1
 }
 
@@ -127,20 +128,20 @@ export function enterLocalText(domain, parent, node, prompt) {
 /**
  * runTextAgent's journaled half, with what enterLocalText found (`entered`): a step code
  * (a step other than the expected one) or the plan ([spanId, parentSpanId, prompt,
- * system], as textAgentPlan gives it) of an Agent to run and record; the engine's
- * `[key, digest, status]` for runJournaledAgent wait on the session.
+ * system], as textAgentPlan gives it) of an Agent to run and record; the lookup status
+ * waits on the session for runJournaledAgent.
  */
 export function enterJournaledTextAgent(domain, prompt, entered) {
   const line = entered[1]
   if (typeof line === "number") return line
   // The engine failed after creating the task (src/journal_hot.rs): runTextAgent fails it.
   if (typeof line !== "string") throw line
-  // status \n key \n digest \n spanId \n parentSpanId \n system (src/journal_hot.rs, ready_line)
-  const ends = [0, 0, 0, 0, 0]
-  let at = -1
-  for (let i = 0; i < 5; i++) ends[i] = at = line.indexOf("\n", at + 1)
-  domain.journal.step = [line.slice(ends[0] + 1, ends[1]), line.slice(ends[1] + 1, ends[2]), Number(line.slice(0, ends[0]))]
-  return [line.slice(ends[2] + 1, ends[3]), line.slice(ends[3] + 1, ends[4]), prompt.trim(), line.slice(ends[4] + 1)]
+  // status \n spanId \n parentSpanId \n system (src/journal_hot.rs, ready_line)
+  const first = line.indexOf("\n")
+  const second = line.indexOf("\n", first + 1)
+  const third = line.indexOf("\n", second + 1)
+  domain.journal.step = Number(line.slice(0, first))
+  return [line.slice(first + 1, second), line.slice(second + 1, third), prompt.trim(), line.slice(third + 1)]
 }
 
 /** runJournaledAgent's `running` step code as the one-call path's text (runTextAgent). */
@@ -173,13 +174,12 @@ function settleJournaledText(domain, task, running, settled) {
  */
 export function runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs, direct) {
   const session = domain.journal
-  const step = session.step
+  const status = session.step
   session.step = undefined
-  const status = step[2]
   // status: the entry's slot (same request), -2 (another request: divergence) or -1 (none).
   if (status < 0 && structured === undefined && skillRefs.length === 0 && runtimeTools(domain, refs).length === 0) {
     const { spanId, parentSpanId } = request.trace
-    if (status === -2) session.diverged(spanId, parentSpanId, "agent", step[0])
+    if (status === -2) session.diverged(spanId, parentSpanId, "agent", session.stepIdentity(task)[0])
     try {
       session.reserveCall(spanId)
     } catch (error) {
@@ -187,18 +187,18 @@ export function runJournaledAgent(domain, task, entry, structured, request, labe
       const rejected = Promise.reject(error)
       return direct === false ? rejected : settleJournaledText(domain, task, rejected, direct)
     }
-    return recordTextAgent(domain, task, entry, request, label, lease, step[0], step[1], direct)
+    return recordTextAgent(domain, task, entry, request, label, lease, direct)
   }
-  const running = runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step)
+  const running = runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, status)
   return direct === false ? running : settleJournaledText(domain, task, running, direct)
 }
 
 /** Replays in JS (structured, Loop state calls) or runs and records any other Agent. */
-async function runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, step) {
+async function runJournaled(domain, task, entry, structured, request, label, lease, refs, skillRefs, status) {
   const session = domain.journal
   const native = domain.native
   const { spanId, parentSpanId } = request.trace
-  const [key, digest, status] = step
+  const [key, digest] = session.stepIdentity(task)
   const replay = status >= 0
   const owned = runtimeTools(domain, refs)
   let response

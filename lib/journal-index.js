@@ -7,7 +7,7 @@
 // An entry is filed with its slot (its index in the journal's list of entries, where the
 // facade finds it again) and, for a plain-text Agent answer, its text.
 
-import { JournalIndexHandle, journalIndexAdd } from "./native.js"
+import { JournalIndexHandle, journalIndexAdd, journalIndexFileRecorded, journalIndexRecorded, journalRecordText } from "./native.js"
 
 const KINDS = new Set(["agent", "tool"])
 export const INVALID_ENTRIES = "AML journal entries must be { key, digest, kind, value } records"
@@ -48,6 +48,13 @@ class Recorded {
   }
 }
 
+/**
+ * The list's placeholder for a plain-text Agent answer recorded natively (recordText): the
+ * answer lives in the native index until someone reads it, so recording one adds no JS
+ * object for the garbage collector to copy while the evaluation runs.
+ */
+const NATIVE = Object.freeze({})
+
 export class JournalIndex {
   constructor() {
     // The handle owns the native slot (freed when it is collected); `id` is read once
@@ -77,11 +84,27 @@ export class JournalIndex {
     this.list.push(new Recorded(key, digest, kind, value))
   }
 
+  /**
+   * The plain-text answer `text` of the Agent on top of `task` in evaluation `domain`,
+   * recorded natively with the key and digest its lookup left in the engine.
+   */
+  recordText(domain, task, text) {
+    journalRecordText(domain, this.id, task, text, this.list.length)
+    this.list.push(NATIVE)
+  }
+
   /** The entry at `slot`, made a frozen entry once if the runtime recorded it. */
   at(slot) {
     const entry = this.list[slot]
-    if (!(entry instanceof Recorded)) return entry
-    const made = Object.freeze({ digest: entry.digest, key: entry.key, kind: entry.kind, value: Object.freeze(entry.value) })
+    let made
+    if (entry === NATIVE) {
+      const [key, digest, text] = journalIndexRecorded(this.id, slot)
+      made = Object.freeze({ digest, key, kind: "agent", value: Object.freeze({ text }) })
+    } else if (entry instanceof Recorded) {
+      made = Object.freeze({ digest: entry.digest, key: entry.key, kind: entry.kind, value: Object.freeze(entry.value) })
+    } else {
+      return entry
+    }
     this.list[slot] = made
     return made
   }
@@ -89,7 +112,7 @@ export class JournalIndex {
   /** Every entry, in order (a frozen array). */
   entries() {
     const list = this.list
-    for (let slot = 0; slot < list.length; slot++) if (list[slot] instanceof Recorded) this.at(slot)
+    for (let slot = 0; slot < list.length; slot++) if (list[slot] === NATIVE || list[slot] instanceof Recorded) this.at(slot)
     return Object.freeze([...list])
   }
 
@@ -98,9 +121,18 @@ export class JournalIndex {
     const list = this.list
     for (let slot = this.indexed; slot < list.length; slot++) {
       const entry = list[slot]
-      // A runtime-recorded step is a record by construction: filed as it is.
-      if (entry instanceof Recorded || isEntry(entry)) journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
-      else this.invalid = true
+      if (entry === NATIVE) {
+        // A run of natively recorded answers is filed in one call, in slot order.
+        let end = slot + 1
+        while (end < list.length && list[end] === NATIVE) end++
+        journalIndexFileRecorded(this.id, slot, end)
+        slot = end - 1
+      } else if (entry instanceof Recorded || isEntry(entry)) {
+        // A runtime-recorded step is a record by construction: filed as it is.
+        journalIndexAdd(this.id, entry.key, entry.digest, entry.kind, replayText(entry), slot)
+      } else {
+        this.invalid = true
+      }
     }
     this.indexed = list.length
     if (this.invalid) throw new TypeError(INVALID_ENTRIES)

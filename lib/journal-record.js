@@ -30,10 +30,10 @@ function finishText(domain, task, text, settled) {
 
 /**
  * Runs the ready Agent on top of `task` (its budget already reserved) and records its text
- * at `key` with `digest`. Resolves with the engine's next step code, or for the one-call
+ * with the key and digest its lookup left in the engine (JournalSession.recordText). Resolves with the engine's next step code, or for the one-call
  * path (`direct`: runTextAgent's `settled` callback, else false) with the task's text.
  */
-export function recordTextAgent(domain, task, entry, request, label, lease, key, digest, direct) {
+export function recordTextAgent(domain, task, entry, request, label, lease, direct) {
   const context = createExecutionContext(domain, request.trace, entry.sandbox)
   const local = domain.localTasks[task] > 0
   const fulfilled = (response) => {
@@ -45,7 +45,7 @@ export function recordTextAgent(domain, task, entry, request, label, lease, key,
     try {
       if (aborted) throw domain.signal.reason
       text = masked(readText, response, label)
-      pending = domain.journal.record(key, "agent", digest, { text })
+      pending = domain.journal.recordText(task, text)
     } catch (error) {
       throw direct === false ? error : failedText(domain, task, error, direct)
     }

@@ -8,7 +8,7 @@
 
 import { EvaluationError } from "./errors.js"
 import { builtInIndex, INVALID_ENTRIES, isEntry, JournalIndex } from "./journal-index.js"
-import { journalAgent, journalEnable, journalIndexSlot, journalToolKey } from "./native.js"
+import { journalAgent, journalEnable, journalIndexSlot, journalStep, journalToolKey } from "./native.js"
 
 export class JournalSession {
   constructor(domain, journal, maxAgentCalls) {
@@ -20,8 +20,10 @@ export class JournalSession {
     /** The journal's JournalIndex, once load() ran. */
     this.index = undefined
     /**
-     * The engine's `[key, digest, status]` for the Agent runAgent is handing over
-     * (journal-agent.js); set and consumed within one synchronous stretch.
+     * The lookup status of the Agent runAgent is handing over (journal-agent.js): -1 (no
+     * entry), -2 (a divergence) or the slot of a matching entry the facade replays. Set
+     * and consumed within one synchronous stretch; the key and digest stay in the engine
+     * (stepIdentity).
      */
     this.step = undefined
     /** A built-in memory journal's index, recorded into directly (JournalIndex.record). */
@@ -54,11 +56,16 @@ export class JournalSession {
 
   /**
    * The engine's look at the ready Agent on top of `task` (src/journal_hot.rs): a step code
-   * when it replayed the Agent itself, else `[key, digest, status]`. `extra` is the text of
-   * what only JS holds (journal-digest.js).
+   * (≥ 0) when it replayed the Agent itself, else the lookup status as -1, -2 or -3 - slot.
+   * `extra` is the text of what only JS holds (journal-digest.js).
    */
   agentStep(task, extra) {
     return journalAgent(this.domain.native.id, this.index.id, task, extra)
+  }
+
+  /** `[key, digest]` of the Agent on top of `task` whose lookup said it runs or replays here. */
+  stepIdentity(task) {
+    return journalStep(this.domain.native.id, task)
   }
 
   toolKey(task) {
@@ -83,6 +90,21 @@ export class JournalSession {
       throw new EvaluationError(`AML evaluation exceeded maxAgentCalls ${max} at Agent ${spanId}`)
     }
     this.calls++
+  }
+
+  /**
+   * Records the plain-text answer of the Agent on top of `task` (its lookup left the key
+   * and digest in the engine). A built-in memory journal keeps it natively; any other
+   * journal gets an entry, as record() appends it.
+   */
+  recordText(task, text) {
+    const recorder = this.recorder
+    if (recorder !== undefined) {
+      recorder.recordText(this.domain.native.id, task, text)
+      return undefined
+    }
+    const [key, digest] = this.stepIdentity(task)
+    return this.record(key, "agent", digest, { text })
   }
 
   /** Appends a settled step; a journal whose append returns a promise is awaited. */

@@ -161,12 +161,15 @@ export const {
   journalEnable,
   journalFileAppend,
   journalFileOpen,
+  journalIndexFileRecorded,
+  journalIndexRecorded,
   journalIndexSlot,
   journalMarkReplayed,
+  journalStep,
   journalToolKey,
   liveJournalIndexes,
 } = binding
-export const { journalAgent, journalIndexAdd, journalLocalText } = binding.journalHotPath()
+export const { journalAgent, journalIndexAdd, journalLocalText, journalRecordText } = binding.journalHotPath()
 const { claimWorkspace, primitiveChannel } = binding
 
 export class NativeEvaluation {

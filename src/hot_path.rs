@@ -177,15 +177,21 @@ enum Started {
 /// an array built element by element (the facade already holds the prompt, and a text-only
 /// Agent has no follow-ups).
 fn text_agent_line(plan: &AgentPlan) -> String {
+    let mut line = String::new();
+    push_text_agent_line(&mut line, plan);
+    line
+}
+
+/// Appends [`text_agent_line`]'s text to `line` (the journaled path prefixes a status).
+pub(crate) fn push_text_agent_line(line: &mut String, plan: &AgentPlan) {
     debug_assert!(plan.follow_ups.is_empty());
     let system = plan.system();
-    let mut line = String::with_capacity(48 + system.len());
-    push_span_id(&mut line, plan.span_id);
+    line.reserve(48 + system.len());
+    push_span_id(line, plan.span_id);
     line.push('\n');
-    push_span_id(&mut line, plan.parent_span);
+    push_span_id(line, plan.parent_span);
     line.push('\n');
     line.push_str(&system);
-    line
 }
 
 // `evaluate(<Agent>prompt</Agent>)` entered in one call (aml_engine::TextAgentStart): the

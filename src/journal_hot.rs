@@ -6,7 +6,7 @@
 //! the journal's native index and, when a text entry matches, the replay itself
 //! (`Domain::replay_agent`). The facade then neither builds a request nor calls a provider.
 
-use aml_engine::{AgentEntry, Domain, Op, TextAgentStart};
+use aml_engine::{AgentEntry, Domain, JournalStep, Op, TextAgentStart};
 use aml_journal::{AgentRequest, EntryKind, Found, Indexed};
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
@@ -34,18 +34,31 @@ macro_rules! raw_callback {
 enum Step {
     /// Replayed natively: the engine's next step.
     Replayed(aml_engine::Step),
-    /// The facade goes on: the key, the digest and `status` (-1: no entry, -2: diverged,
-    /// n ≥ 0: a matching entry at slot n that the facade replays: structured, or with Loop
-    /// state calls).
-    Facade(String, String, f64),
+    /// The facade goes on with `status`: -1 (no entry), -2 (an entry for another request:
+    /// a divergence), or n ≥ 0 (a matching entry at slot n that the facade replays:
+    /// structured, or with Loop state calls). The key and digest stay in the engine as the
+    /// task's pending journal step (`aml_engine::JournalStep`): the common recording
+    /// (`journalRecordText`) never needs them as JS strings.
+    Facade(i64),
 }
 
 fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result<Step> {
-    let key = domain.agent_key(task).map_err(engine_error)?;
+    let mut step = domain.take_journal_step(task).map_err(engine_error)?;
+    let outcome = look_up(domain, index, task, extra, &mut step);
+    domain.put_journal_step(task, step);
+    outcome
+}
+
+fn look_up(
+    domain: &mut Domain,
+    index: u32,
+    task: u32,
+    extra: &str,
+    step: &mut JournalStep,
+) -> Result<Step> {
     let structured = domain.is_structured(task);
-    let digest = {
+    step.digest = {
         let plan = domain.agent_plan(task).map_err(engine_error)?;
-        let prompt = plan.prompt();
         let system = plan.system();
         let tools: Vec<&str> = plan.tools.iter().map(|t| t.name.as_str()).collect();
         let mcp_servers: Vec<&str> = plan.mcp.iter().map(|m| m.name.as_str()).collect();
@@ -53,7 +66,7 @@ fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result
         aml_journal::agent_digest_raw(&AgentRequest {
             provider: plan.provider_name(),
             model: plan.model(),
-            prompt,
+            prompt: plan.prompt(),
             system: &system,
             follow_ups: &plan.follow_ups,
             tools: &tools,
@@ -63,25 +76,25 @@ fn agent_step(domain: &mut Domain, index: u32, task: u32, extra: &str) -> Result
         })
     };
     journal_index::with(index, |journal| {
-        let status = match journal.find_raw(&key, EntryKind::Agent, &digest) {
+        let status = match journal.find_raw(&step.key, EntryKind::Agent, &step.digest) {
             // A structured Agent's recorded value goes through its schema in the facade.
             Found::Text(text, _) if !structured => {
                 let code = domain
-                    .replay_agent(task, &key, text)
+                    .replay_agent(task, &step.key, text)
                     .map_err(engine_error)?;
                 return Ok(Step::Replayed(code));
             }
-            Found::Text(_, slot) | Found::Slot(slot) => f64::from(slot),
-            Found::Diverged => -2.0,
-            Found::Nothing => -1.0,
+            Found::Text(_, slot) | Found::Slot(slot) => i64::from(slot),
+            Found::Diverged => -2,
+            Found::Nothing => -1,
         };
-        // Formatted only for the facade, which records it (a replay never needs the text).
-        Ok(Step::Facade(key, aml_journal::hex(&digest), status))
+        step.live = true;
+        Ok(Step::Facade(status))
     })
 }
 
-// journalAgent(domain, index, task, extra) → a step code (replayed), or
-// [key, digest, status] for the facade (see `Step::Facade`).
+// journalAgent(domain, index, task, extra) → a step code (≥ 0: replayed), or the facade's
+// status (see `Step::Facade`) as a negative number: -1, -2, or -3 - slot.
 raw_callback!(journal_agent, |env, info| {
     let [domain, index, task, extra] = args::<4>(env, info)?;
     let (domain, index, task) = (
@@ -96,32 +109,18 @@ raw_callback!(journal_agent, |env, info| {
     let step = registry::with(domain, |d| agent_step(d, index, task, &extra_text))?;
     match step {
         Step::Replayed(code) => u32_value(env, code.encode()),
-        Step::Facade(key, digest, status) => facade_array(env, &key, &digest, status),
+        // Slots are below 2^32, so every status is exact as a JS number.
+        #[allow(clippy::cast_precision_loss)]
+        Step::Facade(status) => f64_value(
+            env,
+            if status >= 0 {
+                -3.0 - status as f64
+            } else {
+                status as f64
+            },
+        ),
     }
 });
-
-/// `[key, digest, status]` for the facade.
-///
-/// # Safety
-/// `env` must be the running callback's env.
-unsafe fn facade_array(env: napi_env, key: &str, digest: &str, status: f64) -> Result<napi_value> {
-    let mut array = std::ptr::null_mut();
-    // SAFETY: the caller's contract.
-    check(unsafe { sys::napi_create_array_with_length(env, 3, &mut array) })?;
-    // SAFETY: the caller's contract.
-    let items = unsafe {
-        [
-            string_value(env, key)?,
-            string_value(env, digest)?,
-            f64_value(env, status)?,
-        ]
-    };
-    for (i, item) in items.into_iter().enumerate() {
-        // SAFETY: `array` and `item` are live values of env.
-        check(unsafe { sys::napi_set_element(env, array, i as u32, item) })?;
-    }
-    Ok(array)
-}
 
 /// What `journalLocalText` decided.
 enum TextStep {
@@ -149,24 +148,15 @@ unsafe fn error_value(env: napi_env, message: &str) -> Result<napi_value> {
     Ok(error)
 }
 
-/// `status \n key \n digest \n spanId \n parentSpanId \n system` (see `Step::Facade`; the
-/// system text comes last because it may hold line breaks): one string for the facade to
-/// slice instead of two arrays.
-fn ready_line(
-    domain: &mut Domain,
-    task: u32,
-    key: &str,
-    digest: &str,
-    status: f64,
-) -> Result<String> {
+/// `status \n spanId \n parentSpanId \n system` (see `Step::Facade`): the status, then
+/// the line of the plain one-call path (`hot_path::push_text_agent_line`).
+fn ready_line(domain: &mut Domain, task: u32, status: i64) -> Result<String> {
     let plan = domain.agent_plan(task).map_err(engine_error)?;
-    debug_assert!(plan.follow_ups.is_empty());
-    Ok(format!(
-        "{status}\n{key}\n{digest}\n{}\n{}\n{}",
-        plan.span_id,
-        plan.parent_span,
-        plan.system()
-    ))
+    let mut line = String::new();
+    line.push_str(itoa::Buffer::new().format(status));
+    line.push('\n');
+    crate::hot_path::push_text_agent_line(&mut line, plan);
+    Ok(line)
 }
 
 fn text_agent_step(
@@ -193,9 +183,7 @@ fn text_agent_step(
                 domain.finish(task).map_err(engine_error)?,
             ))
         }
-        Step::Facade(key, digest, status) => Ok(TextStep::Ready(ready_line(
-            domain, task, &key, &digest, status,
-        )?)),
+        Step::Facade(status) => Ok(TextStep::Ready(ready_line(domain, task, status)?)),
     }
 }
 
@@ -309,10 +297,92 @@ raw_callback!(journal_index_add, |env, info| {
     Ok(out)
 });
 
+// journalRecordText(domain, index, task, text, slot): records the plain-text answer of the
+// Agent on top of `task`, whose lookup left its key and digest in the engine, into journal
+// index `index` at `slot` (a built-in memory journal: docs/JOURNAL.md, "Cost").
+raw_callback!(journal_record_text, |env, info| {
+    let [domain, index, task, text, slot] = args::<5>(env, info)?;
+    let (domain, index, task, slot) = (
+        u32_arg(env, domain)?,
+        u32_arg(env, index)?,
+        u32_arg(env, task)?,
+        u32_arg(env, slot)?,
+    );
+    with_strings(|buffers| {
+        read_string(env, text, &mut buffers[0])?;
+        registry::with(domain, |d| {
+            let step = d
+                .journal_step(task)
+                .ok_or_else(|| Error::from_reason(NO_STEP))?;
+            journal_index::with(index, |journal| {
+                journal.record_text(slot, &step.key, step.digest, &buffers[0]);
+                Ok(())
+            })?;
+            d.end_journal_step(task);
+            Ok(())
+        })
+    })?;
+    let mut out = std::ptr::null_mut();
+    check(sys::napi_get_undefined(env, &mut out))?;
+    Ok(out)
+});
+
+const NO_STEP: &str = "AML journal step is not pending";
+
+/// `[key, digest]` of the pending journal step of the Agent on top of `task` (see
+/// `Step::Facade`), for the paths that need them as text: a divergence event, a replay in
+/// the facade, recording into a journal object of the application's.
+#[napi]
+pub fn journal_step(domain: u32, task: u32) -> Result<Vec<String>> {
+    crate::guard::guard(|| {
+        registry::with(domain, |d| {
+            let step = d
+                .journal_step(task)
+                .ok_or_else(|| Error::from_reason(NO_STEP))?;
+            Ok(vec![step.key.clone(), aml_journal::hex(&step.digest)])
+        })
+    })
+}
+
+/// `[key, digest, text]` of the answer recorded natively at `slot` of journal index `index`
+/// (the facade makes it an entry object when someone reads it).
+#[napi]
+pub fn journal_index_recorded(index: u32, slot: u32) -> Result<Vec<String>> {
+    crate::guard::guard(|| {
+        journal_index::with(index, |journal| {
+            let recorded = journal
+                .recorded(slot)
+                .ok_or_else(|| Error::from_reason("AML journal entry is not recorded"))?;
+            Ok(vec![
+                recorded.key.to_string(),
+                aml_journal::hex(recorded.digest),
+                recorded.text.to_string(),
+            ])
+        })
+    })
+}
+
+/// Files the answers recorded natively at slots `from..to` of journal index `index` (see
+/// `JournalIndex::file_recorded`): the index then finds them like appended entries.
+#[napi]
+pub fn journal_index_file_recorded(index: u32, from: u32, to: u32) -> Result<()> {
+    crate::guard::guard(|| {
+        journal_index::with(index, |journal| {
+            for slot in from..to {
+                if !journal.file_recorded(slot) {
+                    return Err(Error::from_reason("AML journal entry is not recorded"));
+                }
+            }
+            Ok(())
+        })
+    })
+}
+
 const CALLBACKS: &[(&str, Callback)] = &[
     ("journalAgent", journal_agent),
     ("journalLocalText", journal_local_text),
     ("journalIndexAdd", journal_index_add),
+    ("journalRecordText", journal_record_text),
 ];
 
 /// The plain value the raw table is handed back as.

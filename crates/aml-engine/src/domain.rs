@@ -183,6 +183,13 @@ impl Domain {
         self.tasks.len() - self.free.len()
     }
 
+    pub(crate) fn task_ref(&self, id: TaskId) -> Result<&Task, EvalError> {
+        self.tasks
+            .get(id as usize)
+            .and_then(Option::as_ref)
+            .ok_or(NO_TASK)
+    }
+
     pub(crate) fn task(&mut self, id: TaskId) -> Result<&mut Task, EvalError> {
         self.tasks
             .get_mut(id as usize)

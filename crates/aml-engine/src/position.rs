@@ -9,9 +9,6 @@
 //! branch or Loop iteration), which prefixes its positions to make them unique in the
 //! evaluation.
 
-use std::collections::HashMap;
-use std::fmt::Write;
-
 use crate::capture::{AgentPlan, Capture};
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
@@ -32,40 +29,62 @@ impl AgentPlan {
 }
 
 impl Task {
-    pub(crate) fn position(&self) -> String {
-        let mut out = String::with_capacity(self.frames.len() * 4);
+    /// Appends this task's frame stack to `out`. Written byte by byte: this runs once per
+    /// journaled Agent, and the formatting machinery cost more than the text itself.
+    fn write_position(&self, out: &mut String) {
         for frame in &self.frames {
-            // Writing to a String cannot fail.
-            let _ = match frame {
+            match frame {
                 // The element being read is the last one requested: counted from the start,
                 // so appending siblings after a step keeps its position.
-                Frame::Array { remaining, len, .. } => write!(out, "a{}.", len - remaining),
+                Frame::Array { remaining, len, .. } => {
+                    out.push('a');
+                    out.push_str(itoa::Buffer::new().format(len - remaining));
+                }
                 Frame::Node {
                     kind: NodeKind::Component,
                     ..
-                } => write!(out, "c."),
+                } => out.push('c'),
                 Frame::Node {
                     kind: NodeKind::Primitive(code),
                     ..
-                } => write!(out, "p{code}."),
-                Frame::Scope { .. } => write!(out, "s."),
-                Frame::Capture { capture, .. } => match capture {
-                    Capture::Agent(_) => write!(out, "A."),
-                    _ => write!(out, "k."),
-                },
-            };
+                } => {
+                    out.push('p');
+                    out.push_str(itoa::Buffer::new().format(*code));
+                }
+                Frame::Scope { .. } => out.push('s'),
+                Frame::Capture { capture, .. } => out.push(match capture {
+                    Capture::Agent(_) => 'A',
+                    _ => 'k',
+                }),
+            }
+            out.push('.');
         }
-        out
     }
+}
+
+/// What a journaled Agent's lookup left for its recording (docs/JOURNAL.md): the key and
+/// the raw request digest, kept here by task so the facade never needs them as JS strings
+/// on the common path. The strings are reused from task to task.
+#[derive(Debug, Default)]
+pub struct JournalStep {
+    pub key: String,
+    pub digest: [u8; 32],
+    /// Set by the lookup of an Agent that will run and be recorded; cleared when taken.
+    pub live: bool,
 }
 
 /// The origins and creation ordinals of one journaled evaluation.
 #[derive(Debug, Default)]
 pub(crate) struct Positions {
-    /// By task id: the task's origin prefix. Ids are reused: every creation overwrites it.
+    /// By task id: the task's origin prefix. Ids are reused: every creation overwrites it
+    /// (in place, keeping the string's buffer).
     origins: Vec<String>,
     /// `<position><tag>` → how many tasks (`e`) or Tool calls (`t`) it created so far.
-    ordinals: HashMap<String, u32>,
+    ordinals: foldhash::HashMap<String, u32>,
+    /// By task id: the pending journal step of its ready Agent.
+    steps: Vec<JournalStep>,
+    /// Scratch text for ordinal lookups (no allocation once it has grown).
+    scratch: String,
 }
 
 impl Domain {
@@ -76,47 +95,71 @@ impl Domain {
 
     /// Called by `new_task` once positions are enabled.
     pub(crate) fn note_origin(&mut self, id: TaskId, parent: Option<TaskId>) {
-        let origin = match parent {
-            None => String::new(),
-            Some(parent) => match self.next_ordinal(parent, 'e') {
-                Ok(mut at) => {
-                    at.push('/');
-                    at
-                }
-                // new_task already checked the parent.
-                Err(_) => String::new(),
-            },
-        };
-        let Some(positions) = self.positions.as_deref_mut() else {
+        let Some(mut positions) = self.positions.take() else {
             return;
         };
         let slot = id as usize;
         if positions.origins.len() <= slot {
             positions.origins.resize_with(slot + 1, String::new);
         }
+        let mut origin = std::mem::take(&mut positions.origins[slot]);
+        origin.clear();
+        if let Some(parent) = parent {
+            // new_task already checked the parent.
+            if self
+                .next_ordinal(&mut positions, parent, 'e', &mut origin)
+                .is_ok()
+            {
+                origin.push('/');
+            } else {
+                origin.clear();
+            }
+        }
         positions.origins[slot] = origin;
+        self.positions = Some(positions);
+    }
+
+    /// Appends the unique position of `id`'s top frame to `out`: its origin, then its frame
+    /// stack.
+    fn write_position(
+        &self,
+        positions: Option<&Positions>,
+        id: TaskId,
+        out: &mut String,
+    ) -> Result<(), EvalError> {
+        let task = self.task_ref(id)?;
+        if let Some(origin) = positions.and_then(|p| p.origins.get(id as usize)) {
+            out.push_str(origin);
+        }
+        task.write_position(out);
+        Ok(())
     }
 
     /// The unique position of `id`'s top frame: its origin, then its frame stack.
     pub fn position(&mut self, id: TaskId) -> Result<String, EvalError> {
-        let frames = self.task(id)?.position();
-        let origin = self
-            .positions
-            .as_deref()
-            .and_then(|p| p.origins.get(id as usize))
-            .map_or("", String::as_str);
-        let mut out = String::with_capacity(origin.len() + frames.len());
-        out.push_str(origin);
-        out.push_str(&frames);
+        let mut out = String::new();
+        self.write_position(self.positions.as_deref(), id, &mut out)?;
         Ok(out)
     }
 
-    /// `<position of id><tag><n>`: the nth creation of kind `tag` from `id`'s position.
-    fn next_ordinal(&mut self, id: TaskId, tag: char) -> Result<String, EvalError> {
-        let mut at = self.position(id)?;
+    /// Appends `<position of id><tag><n>` to `out`: the nth creation of kind `tag` from
+    /// `id`'s position. `positions` is taken out of the domain by the caller.
+    fn next_ordinal(
+        &self,
+        positions: &mut Positions,
+        id: TaskId,
+        tag: char,
+        out: &mut String,
+    ) -> Result<(), EvalError> {
+        let mut at = std::mem::take(&mut positions.scratch);
+        at.clear();
+        let written = self.write_position(Some(positions), id, &mut at);
+        if let Err(error) = written {
+            positions.scratch = at;
+            return Err(error);
+        }
         at.push(tag);
-        let positions = self.positions.get_or_insert_with(Box::default);
-        let n = match positions.ordinals.get_mut(&at) {
+        let n = match positions.ordinals.get_mut(at.as_str()) {
             Some(n) => {
                 *n += 1;
                 *n - 1
@@ -126,18 +169,76 @@ impl Domain {
                 0
             }
         };
-        let _ = write!(at, "{n}");
-        Ok(at)
+        out.push_str(&at);
+        out.push_str(itoa::Buffer::new().format(n));
+        positions.scratch = at;
+        Ok(())
     }
 
     /// The journal key of the ready Agent on top of `id`.
     pub fn agent_key(&mut self, id: TaskId) -> Result<String, EvalError> {
-        Ok(format!("agent:{}", self.position(id)?))
+        let mut key = String::from("agent:");
+        self.write_position(self.positions.as_deref(), id, &mut key)?;
+        Ok(key)
     }
 
     /// The journal key of the next callable-Tool call from the component on top of `id`.
     pub fn tool_key(&mut self, id: TaskId) -> Result<String, EvalError> {
-        Ok(format!("tool:{}", self.next_ordinal(id, 't')?))
+        let mut positions = self.positions.take().unwrap_or_default();
+        let mut key = String::from("tool:");
+        let written = self.next_ordinal(&mut positions, id, 't', &mut key);
+        self.positions = Some(positions);
+        written.map(|()| key)
+    }
+
+    /// The pending journal step of `id` (created empty), with the Agent's key written into
+    /// its reused buffer: what a journaled Agent's lookup fills in (`JournalStep`). Hand
+    /// it back with [`Domain::put_journal_step`].
+    pub fn take_journal_step(&mut self, id: TaskId) -> Result<JournalStep, EvalError> {
+        let positions = self.positions.get_or_insert_with(Box::default);
+        let slot = id as usize;
+        if positions.steps.len() <= slot {
+            positions.steps.resize_with(slot + 1, JournalStep::default);
+        }
+        let mut step = std::mem::take(&mut positions.steps[slot]);
+        step.live = false;
+        step.key.clear();
+        step.key.push_str("agent:");
+        if let Err(error) = self.write_position(self.positions.as_deref(), id, &mut step.key) {
+            self.put_journal_step(id, step);
+            return Err(error);
+        }
+        Ok(step)
+    }
+
+    /// Files `step` back as `id`'s pending journal step.
+    pub fn put_journal_step(&mut self, id: TaskId, step: JournalStep) {
+        if let Some(slot) = self
+            .positions
+            .as_deref_mut()
+            .and_then(|p| p.steps.get_mut(id as usize))
+        {
+            *slot = step;
+        }
+    }
+
+    /// The live pending journal step of `id`, if its Agent's lookup left one.
+    pub fn journal_step(&self, id: TaskId) -> Option<&JournalStep> {
+        self.positions
+            .as_deref()
+            .and_then(|p| p.steps.get(id as usize))
+            .filter(|step| step.live)
+    }
+
+    /// Clears `id`'s pending journal step (its Agent was recorded, or failed).
+    pub fn end_journal_step(&mut self, id: TaskId) {
+        if let Some(step) = self
+            .positions
+            .as_deref_mut()
+            .and_then(|p| p.steps.get_mut(id as usize))
+        {
+            step.live = false;
+        }
     }
 
     /// Marks the ready Agent on top of `id` as answered from the journal.
@@ -296,5 +397,37 @@ mod tests {
         let two = agent_positions(2);
         let three = agent_positions(3);
         assert_eq!(two[..], three[..2]);
+    }
+
+    #[test]
+    fn a_journal_step_keeps_the_agent_key_until_it_ends() {
+        let mut d = Domain::new(Limits::default());
+        d.enable_positions();
+        d.open_root();
+        let root = d.new_task(None).unwrap();
+        d.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        let t = d.new_task(Some(root)).unwrap();
+        d.node(t, 4, NodeKind::Primitive(Primitive::Agent as u8), "Agent")
+            .unwrap();
+        d.enter_agent(t, agent_entry()).unwrap();
+        let step = d.take_journal_step(t).unwrap();
+        assert_eq!(step.key, d.agent_key(t).unwrap());
+        assert_eq!(step.key, "agent:c.e0/A.");
+        assert!(!step.live);
+        // Filed back without being marked live: nothing is pending.
+        d.put_journal_step(t, step);
+        assert!(d.journal_step(t).is_none());
+        let mut step = d.take_journal_step(t).unwrap();
+        step.digest = [7; 32];
+        step.live = true;
+        d.put_journal_step(t, step);
+        let pending = d.journal_step(t).unwrap();
+        assert_eq!(
+            (pending.key.as_str(), pending.digest),
+            ("agent:c.e0/A.", [7; 32])
+        );
+        d.end_journal_step(t);
+        assert!(d.journal_step(t).is_none());
+        assert!(d.take_journal_step(99).is_err());
     }
 }

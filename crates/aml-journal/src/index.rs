@@ -7,8 +7,6 @@
 //! calls) keeps that text here, so a matching replay is answered without JS; every other
 //! entry is found by `slot`, its index in the facade's list of entries.
 
-use std::collections::HashMap;
-
 use crate::digest::{hex, parse_hex, Raw};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,17 +54,52 @@ pub enum Found<'a> {
     Slot(u32),
 }
 
+/// A plain-text Agent answer the runtime recorded into a built-in memory journal: kept here
+/// rather than as a JS object, so recording adds nothing for V8's young generation to copy
+/// (docs/JOURNAL.md, "Cost"). `slot` is its place in the facade's list of entries.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Recorded<'a> {
+    pub key: &'a str,
+    pub digest: &'a Raw,
+    pub text: &'a str,
+    pub slot: u32,
+}
+
+/// Where one recorded answer's key and text are in [`JournalIndex`]'s text arena.
+#[derive(Debug)]
+struct RecordedAt {
+    start: usize,
+    key_end: usize,
+    text_end: usize,
+    digest: Raw,
+    slot: u32,
+}
+
+/// An entry by key: one filed from an entry object, or one of [`JournalIndex::recorded`].
+#[derive(Debug)]
+enum Stored {
+    /// With its digest in raw form when it is the usual hex (compared without formatting
+    /// the step's digest as text).
+    Filed(Indexed, Option<Raw>),
+    Recorded(usize),
+}
+
 #[derive(Debug, Default)]
 pub struct JournalIndex {
-    /// Each entry with its digest in raw form when it is the usual hex (compared without
-    /// formatting the step's digest as text).
-    entries: HashMap<String, (Indexed, Option<Raw>)>,
+    entries: foldhash::HashMap<String, Stored>,
+    /// Natively recorded answers in slot order, filed into `entries` by
+    /// [`JournalIndex::file_recorded`].
+    recorded: Vec<RecordedAt>,
+    /// Their keys and texts, back to back: one growing buffer rather than two small
+    /// allocations per answer, which glibc's allocator made costly to free and coalesce
+    /// when a journal of thousands of answers was dropped.
+    arena: String,
 }
 
 impl JournalIndex {
     pub fn insert(&mut self, key: String, entry: Indexed) {
         let raw = parse_hex(&entry.digest);
-        self.entries.insert(key, (entry, raw));
+        self.entries.insert(key, Stored::Filed(entry, raw));
     }
 
     pub fn len(&self) -> usize {
@@ -77,34 +110,76 @@ impl JournalIndex {
         self.entries.is_empty()
     }
 
+    /// Keeps a plain-text Agent answer recorded at `slot` (slots only grow). It is found by
+    /// lookups once [`JournalIndex::file_recorded`] filed it, as an appended entry is.
+    pub fn record_text(&mut self, slot: u32, key: &str, digest: Raw, text: &str) {
+        debug_assert!(self.recorded.last().is_none_or(|last| last.slot < slot));
+        let start = self.arena.len();
+        self.arena.push_str(key);
+        let key_end = self.arena.len();
+        self.arena.push_str(text);
+        self.recorded.push(RecordedAt {
+            start,
+            key_end,
+            text_end: self.arena.len(),
+            digest,
+            slot,
+        });
+    }
+
+    fn view(&self, at: usize) -> Recorded<'_> {
+        let r = &self.recorded[at];
+        Recorded {
+            key: &self.arena[r.start..r.key_end],
+            digest: &r.digest,
+            text: &self.arena[r.key_end..r.text_end],
+            slot: r.slot,
+        }
+    }
+
+    /// The answer recorded at `slot` by [`JournalIndex::record_text`].
+    pub fn recorded(&self, slot: u32) -> Option<Recorded<'_>> {
+        let at = self.recorded.binary_search_by_key(&slot, |r| r.slot).ok()?;
+        Some(self.view(at))
+    }
+
+    /// Files the answer recorded at `slot` under its key; false when there is none.
+    pub fn file_recorded(&mut self, slot: u32) -> bool {
+        let Ok(at) = self.recorded.binary_search_by_key(&slot, |r| r.slot) else {
+            return false;
+        };
+        let key = self.view(at).key.to_string();
+        self.entries.insert(key, Stored::Recorded(at));
+        true
+    }
+
     /// The entry of `kind` at `key` compared with the step's `digest`.
     pub fn find(&self, key: &str, kind: EntryKind, digest: &str) -> Found<'_> {
-        self.find_by(key, kind, |entry, _| entry.digest == digest)
+        match self.entries.get(key) {
+            Some(Stored::Filed(entry, _)) if entry.kind == kind => {
+                found(entry, entry.digest == digest)
+            }
+            Some(Stored::Recorded(at)) if kind == EntryKind::Agent => {
+                let recorded = self.view(*at);
+                found_recorded(&recorded, hex(recorded.digest) == digest)
+            }
+            _ => Found::Nothing,
+        }
     }
 
     /// [`JournalIndex::find`] with the step's digest in raw form.
     pub fn find_raw(&self, key: &str, kind: EntryKind, digest: &Raw) -> Found<'_> {
-        self.find_by(key, kind, |entry, raw| match raw {
-            Some(raw) => raw == digest,
-            None => entry.digest == hex(digest),
-        })
-    }
-
-    fn find_by(
-        &self,
-        key: &str,
-        kind: EntryKind,
-        same: impl FnOnce(&Indexed, &Option<Raw>) -> bool,
-    ) -> Found<'_> {
         match self.entries.get(key) {
-            Some((entry, raw)) if entry.kind == kind => {
-                if !same(entry, raw) {
-                    Found::Diverged
-                } else if let Some(text) = &entry.text {
-                    Found::Text(text, entry.slot)
-                } else {
-                    Found::Slot(entry.slot)
-                }
+            Some(Stored::Filed(entry, raw)) if entry.kind == kind => {
+                let same = match raw {
+                    Some(raw) => raw == digest,
+                    None => entry.digest == hex(digest),
+                };
+                found(entry, same)
+            }
+            Some(Stored::Recorded(at)) if kind == EntryKind::Agent => {
+                let recorded = self.view(*at);
+                found_recorded(&recorded, recorded.digest == digest)
             }
             _ => Found::Nothing,
         }
@@ -112,16 +187,34 @@ impl JournalIndex {
 
     /// The slot of the entry of `kind` at `key`, whatever its digest.
     pub fn slot(&self, key: &str, kind: EntryKind) -> Option<u32> {
-        self.entries
-            .get(key)
-            .filter(|(entry, _)| entry.kind == kind)
-            .map(|(entry, _)| entry.slot)
+        match self.entries.get(key)? {
+            Stored::Filed(entry, _) => (entry.kind == kind).then_some(entry.slot),
+            Stored::Recorded(at) => (kind == EntryKind::Agent).then(|| self.recorded[*at].slot),
+        }
+    }
+}
+
+fn found(entry: &Indexed, same: bool) -> Found<'_> {
+    if !same {
+        Found::Diverged
+    } else if let Some(text) = &entry.text {
+        Found::Text(text, entry.slot)
+    } else {
+        Found::Slot(entry.slot)
+    }
+}
+
+fn found_recorded<'a>(recorded: &Recorded<'a>, same: bool) -> Found<'a> {
+    if same {
+        Found::Text(recorded.text, recorded.slot)
+    } else {
+        Found::Diverged
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{EntryKind, Found, Indexed, JournalIndex};
+    use super::{EntryKind, Found, Indexed, JournalIndex, Recorded};
 
     fn entry(kind: EntryKind, digest: &str, text: Option<&str>, slot: u32) -> Indexed {
         Indexed {
@@ -191,6 +284,68 @@ mod tests {
         assert_eq!(
             index.find("k", EntryKind::Agent, "new"),
             Found::Text("b", 1)
+        );
+    }
+
+    #[test]
+    fn recorded_answers_are_found_once_filed() {
+        let mut index = JournalIndex::default();
+        index.record_text(3, "agent:a", [1; 32], "first");
+        index.record_text(5, "agent:b", [2; 32], "second");
+        assert_eq!(
+            index.recorded(5),
+            Some(Recorded {
+                key: "agent:b",
+                digest: &[2; 32],
+                text: "second",
+                slot: 5,
+            })
+        );
+        assert_eq!(index.recorded(4), None);
+        // Recorded, not yet filed: a lookup in the same evaluation finds nothing.
+        assert_eq!(
+            index.find_raw("agent:a", EntryKind::Agent, &[1; 32]),
+            Found::Nothing
+        );
+        assert!(index.file_recorded(3));
+        assert!(!index.file_recorded(4));
+        assert_eq!(
+            index.find_raw("agent:a", EntryKind::Agent, &[1; 32]),
+            Found::Text("first", 3)
+        );
+        assert_eq!(
+            index.find("agent:a", EntryKind::Agent, &crate::digest::hex(&[1; 32])),
+            Found::Text("first", 3)
+        );
+        assert_eq!(
+            index.find_raw("agent:a", EntryKind::Agent, &[9; 32]),
+            Found::Diverged
+        );
+        assert_eq!(
+            index.find_raw("agent:a", EntryKind::Tool, &[1; 32]),
+            Found::Nothing
+        );
+        assert_eq!(index.slot("agent:a", EntryKind::Agent), Some(3));
+    }
+
+    #[test]
+    fn a_later_filing_for_a_key_wins_whichever_its_kind_of_entry() {
+        let mut index = JournalIndex::default();
+        index.record_text(0, "k", [1; 32], "recorded");
+        assert!(index.file_recorded(0));
+        index.insert(
+            "k".into(),
+            entry(EntryKind::Agent, "d", Some("appended"), 1),
+        );
+        assert_eq!(
+            index.find("k", EntryKind::Agent, "d"),
+            Found::Text("appended", 1)
+        );
+        index.record_text(2, "k", [2; 32], "again");
+        assert!(index.file_recorded(2));
+        assert_eq!(
+            index.find_raw("k", EntryKind::Agent, &[2; 32]),
+            Found::Text("again", 2)
         );
     }
 }

@@ -14,7 +14,7 @@ mod index;
 
 pub use digest::{agent_digest, agent_digest_raw, digest, hex, parse_hex, AgentRequest, Raw};
 pub use file::{append, open, Opened};
-pub use index::{EntryKind, Found, Indexed, JournalIndex};
+pub use index::{EntryKind, Found, Indexed, JournalIndex, Recorded};
 
 use std::path::Path;
 
