@@ -52,10 +52,14 @@ export function stepFailure(domain, task, code) {
  * (the task holds nothing else).
  */
 export function finishDirect(domain, task, text, output) {
-  const code = domain.native.finishTextAgent(task, text, output)
+  landedDirect(domain, task, domain.native.finishTextAgent(task, text, output))
+  return text
+}
+
+/** Checks the step code of a landed one-call Agent: done, or the driver's error. */
+export function landedDirect(domain, task, code) {
   if ((code & 15) !== OP_DONE) throw stepFailure(domain, task, code)
   if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
-  return text
 }
 
 /**

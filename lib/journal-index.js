@@ -7,7 +7,14 @@
 // An entry is filed with its slot (its index in the journal's list of entries, where the
 // facade finds it again) and, for a plain-text Agent answer, its text.
 
-import { JournalIndexHandle, journalIndexAdd, journalIndexFileRecorded, journalIndexRecorded, journalRecordText } from "./native.js"
+import {
+  JournalIndexHandle,
+  journalIndexAdd,
+  journalIndexFileRecorded,
+  journalIndexRecorded,
+  journalRecordFinish,
+  journalRecordText,
+} from "./native.js"
 
 const KINDS = new Set(["agent", "tool"])
 export const INVALID_ENTRIES = "AML journal entries must be { key, digest, kind, value } records"
@@ -91,6 +98,16 @@ export class JournalIndex {
   recordText(domain, task, text) {
     journalRecordText(domain, this.id, task, text, this.list.length)
     this.list.push(NATIVE)
+  }
+
+  /**
+   * recordText for a one-call Agent (agent-direct.js) whose answer also lands in the same
+   * engine call; the step code of finishTextAgent. Nothing is recorded when it throws.
+   */
+  recordFinishText(domain, task, text, traced) {
+    const code = journalRecordFinish(domain, this.id, task, text, traced, this.list.length)
+    this.list.push(NATIVE)
+    return code
   }
 
   /** The entry at `slot`, made a frozen entry once if the runtime recorded it. */

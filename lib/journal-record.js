@@ -3,10 +3,12 @@
 // reaction on the provider's promise, attached masked: startProviderThen in agent-call.js),
 // and its answer is appended to the journal in that reaction, before the Agent completes.
 // On the one-call path (agent-direct.js) the reaction also lands the text and finishes the
-// task, as the plain path's does, so recording adds no promise of its own there.
+// task, as the plain path's does, so recording adds no promise of its own there; with a
+// built-in memory journal, landing and recording are one engine call (the answer stays
+// native: JournalIndex.recordFinishText).
 // Everything else is recorded by runJournaledAgent (journal-agent.js).
 
-import { failDirect, finishDirect } from "./agent-direct.js"
+import { failDirect, finishDirect, landedDirect } from "./agent-direct.js"
 import { createExecutionContext, providerFailure, readText, startProviderThen } from "./agent-call.js"
 import { masked } from "./component-scope.js"
 
@@ -40,14 +42,26 @@ export function recordTextAgent(domain, task, entry, request, label, lease, dire
     const aborted = domain.signal.aborted
     lease.open = false
     domain.releaseAgentSlot()
+    const session = domain.journal
     let text
     let pending
+    let landed = false
     try {
       if (aborted) throw domain.signal.reason
       text = masked(readText, response, label)
-      pending = domain.journal.recordText(task, text)
+      if (direct !== false && session.recorder !== undefined) {
+        // A built-in memory journal: landed and recorded natively in one engine call.
+        landedDirect(domain, task, session.recorder.recordFinishText(domain.native.id, task, text, domain.tracing))
+        landed = true
+      } else {
+        pending = session.recordText(task, text)
+      }
     } catch (error) {
       throw direct === false ? error : failedText(domain, task, error, direct)
+    }
+    if (landed) {
+      direct(false)
+      return text
     }
     if (direct !== false) {
       // A journal whose append returns a promise is durable before the Agent completes.

@@ -169,7 +169,7 @@ export const {
   journalToolKey,
   liveJournalIndexes,
 } = binding
-export const { journalAgent, journalIndexAdd, journalLocalText, journalRecordText } = binding.journalHotPath()
+export const { journalAgent, journalIndexAdd, journalLocalText, journalRecordFinish, journalRecordText } = binding.journalHotPath()
 const { claimWorkspace, primitiveChannel } = binding
 
 export class NativeEvaluation {

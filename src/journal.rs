@@ -17,8 +17,12 @@ fn journal_error(err: aml_journal::JournalError) -> Error {
 #[napi]
 pub fn journal_enable(domain: u32) -> Result<()> {
     guard(|| {
+        let spare = registry::take_spare_positions();
         registry::with(domain, |d| {
-            d.enable_positions();
+            match spare {
+                Some(spare) => d.enable_positions_reusing(spare),
+                None => d.enable_positions(),
+            }
             Ok(())
         })
     })

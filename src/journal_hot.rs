@@ -311,21 +311,55 @@ raw_callback!(journal_record_text, |env, info| {
     with_strings(|buffers| {
         read_string(env, text, &mut buffers[0])?;
         registry::with(domain, |d| {
-            let step = d
-                .journal_step(task)
-                .ok_or_else(|| Error::from_reason(NO_STEP))?;
-            journal_index::with(index, |journal| {
-                journal.record_text(slot, &step.key, step.digest, &buffers[0]);
-                Ok(())
-            })?;
-            d.end_journal_step(task);
-            Ok(())
+            record_pending(d, index, task, slot, &buffers[0])
         })
     })?;
     let mut out = std::ptr::null_mut();
     check(sys::napi_get_undefined(env, &mut out))?;
     Ok(out)
 });
+
+// journalRecordFinish(domain, index, task, text, traced, slot): the one-call Agent's result
+// (`finishTextAgent` with `text` as the trace output when `traced`), then journalRecordText,
+// in the same call: the step code. The common recording of `evaluate(<Agent>prompt</Agent>)`
+// into a built-in memory journal reads the answer once and crosses once.
+raw_callback!(journal_record_finish, |env, info| {
+    let [domain, index, task, text, traced, slot] = args::<6>(env, info)?;
+    let (domain, index, task, slot) = (
+        u32_arg(env, domain)?,
+        u32_arg(env, index)?,
+        u32_arg(env, task)?,
+        u32_arg(env, slot)?,
+    );
+    let traced = bool_arg(env, traced)?;
+    let step = with_strings(|buffers| {
+        read_string(env, text, &mut buffers[0])?;
+        let answer = &buffers[0];
+        registry::with(domain, |d| {
+            // Landed first: an answer that failed to land (an engine limit) is not
+            // recorded, and the facade then has no slot to account for.
+            let step = d
+                .finish_text_agent(task, answer, if traced { answer } else { "" })
+                .map_err(engine_error)?;
+            record_pending(d, index, task, slot, answer)?;
+            Ok(step)
+        })
+    })?;
+    u32_value(env, step.encode())
+});
+
+/// Files the pending step of `task` with `answer` at `slot` of journal index `index`.
+fn record_pending(d: &mut Domain, index: u32, task: u32, slot: u32, answer: &str) -> Result<()> {
+    let step = d
+        .journal_step(task)
+        .ok_or_else(|| Error::from_reason(NO_STEP))?;
+    journal_index::with(index, |journal| {
+        journal.record_text(slot, &step.key, step.digest, answer);
+        Ok(())
+    })?;
+    d.end_journal_step(task);
+    Ok(())
+}
 
 const NO_STEP: &str = "AML journal step is not pending";
 
@@ -383,6 +417,7 @@ const CALLBACKS: &[(&str, Callback)] = &[
     ("journalLocalText", journal_local_text),
     ("journalIndexAdd", journal_index_add),
     ("journalRecordText", journal_record_text),
+    ("journalRecordFinish", journal_record_finish),
 ];
 
 /// The plain value the raw table is handed back as.

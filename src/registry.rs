@@ -10,13 +10,15 @@
 
 use std::cell::RefCell;
 
-use aml_engine::Domain;
+use aml_engine::{Domain, SparePositions};
 use napi::{Error, Result};
 
 #[derive(Default)]
 struct Registry {
     slots: Vec<Option<Domain>>,
     free: Vec<u32>,
+    /// One journaled evaluation's emptied position tables, for the next one to reuse.
+    spare_positions: Option<SparePositions>,
 }
 
 thread_local! {
@@ -43,11 +45,19 @@ pub fn remove(id: u32) {
     DOMAINS.with(|cell| {
         let mut registry = cell.borrow_mut();
         if let Some(slot) = registry.slots.get_mut(id as usize) {
-            if slot.take().is_some() {
+            if let Some(mut domain) = slot.take() {
                 registry.free.push(id);
+                if let Some(spare) = domain.take_positions() {
+                    registry.spare_positions = Some(spare);
+                }
             }
         }
     })
+}
+
+/// The position tables a journaled evaluation that ended left (`aml_engine::SparePositions`).
+pub fn take_spare_positions() -> Option<SparePositions> {
+    DOMAINS.with(|cell| cell.borrow_mut().spare_positions.take())
 }
 
 /// Runs `f` on domain `id`; a disposed or unknown handle is a JS error, never a panic.

@@ -45,7 +45,7 @@ pub use js_text::js_trim;
 pub use json_schema::json_schema_problem;
 pub use limits::Limits;
 pub use loop_render::STATE_TOOL;
-pub use position::JournalStep;
+pub use position::{JournalStep, SparePositions};
 pub use primitive::{Primitive, PRIMITIVES};
 pub use scheduler::Scheduler;
 pub use scope::ScopeEntry;

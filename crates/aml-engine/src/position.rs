@@ -87,10 +87,37 @@ pub(crate) struct Positions {
     scratch: String,
 }
 
+/// The position tables of a finished journaled evaluation, emptied, kept by the binding for
+/// the next one: their per-task strings then keep their buffers, so a journaled Agent costs
+/// no allocation for its origin or key once a first evaluation of that size ran.
+#[derive(Debug)]
+pub struct SparePositions(Box<Positions>);
+
 impl Domain {
     /// Journaled evaluations only: from now on every new task records its origin.
     pub fn enable_positions(&mut self) {
         self.positions.get_or_insert_with(Box::default);
+    }
+
+    /// [`Domain::enable_positions`] with the tables of an earlier evaluation.
+    pub fn enable_positions_reusing(&mut self, spare: SparePositions) {
+        if self.positions.is_none() {
+            self.positions = Some(spare.0);
+        }
+    }
+
+    /// This evaluation's position tables, emptied for reuse (None when it had none).
+    pub fn take_positions(&mut self) -> Option<SparePositions> {
+        let mut positions = self.positions.take()?;
+        for origin in &mut positions.origins {
+            origin.clear();
+        }
+        for step in &mut positions.steps {
+            step.live = false;
+            step.key.clear();
+        }
+        positions.ordinals.clear();
+        Some(SparePositions(positions))
     }
 
     /// Called by `new_task` once positions are enabled.
@@ -429,5 +456,32 @@ mod tests {
         d.end_journal_step(t);
         assert!(d.journal_step(t).is_none());
         assert!(d.take_journal_step(99).is_err());
+    }
+
+    #[test]
+    fn reused_position_tables_start_empty() {
+        let mut d = Domain::new(Limits::default());
+        d.enable_positions();
+        d.open_root();
+        let root = d.new_task(None).unwrap();
+        d.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        let first = d.new_task(Some(root)).unwrap();
+        assert_eq!(d.position(first).unwrap(), "c.e0/");
+        let mut step = d.take_journal_step(first).unwrap();
+        step.live = true;
+        d.put_journal_step(first, step);
+        let spare = d.take_positions().unwrap();
+        assert!(d.take_positions().is_none());
+
+        let mut next = Domain::new(Limits::default());
+        next.enable_positions_reusing(spare);
+        next.open_root();
+        let root = next.new_task(None).unwrap();
+        next.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        // The ordinals start again, and nothing is pending.
+        let first = next.new_task(Some(root)).unwrap();
+        assert_eq!(next.position(first).unwrap(), "c.e0/");
+        assert!(next.journal_step(first).is_none());
+        assert!(next.journal_step(0).is_none());
     }
 }

@@ -112,10 +112,19 @@ pub fn agent_digest_raw(request: &AgentRequest<'_>) -> Raw {
         }
         text.part(request.prompt);
         text.part(request.system);
-        text.list(b'f', request.follow_ups.iter());
-        text.list(b't', request.tools.iter());
-        text.list(b'm', request.mcp_servers.iter());
-        text.list(b's', request.skills.iter());
+        if request.follow_ups.is_empty()
+            && request.tools.is_empty()
+            && request.mcp_servers.is_empty()
+            && request.skills.is_empty()
+        {
+            // The plain Agent's four empty lists, as `list` writes them.
+            text.raw("f0;t0;m0;s0;");
+        } else {
+            text.list(b'f', request.follow_ups.iter());
+            text.list(b't', request.tools.iter());
+            text.list(b'm', request.mcp_servers.iter());
+            text.list(b's', request.skills.iter());
+        }
         text.part(request.extra);
         Sha256::digest(buffer.as_slice()).into()
     })
