@@ -133,7 +133,26 @@ describe("the lean replay of evaluate(<Agent>prompt</Agent>)", () => {
     const error = await failureOf(() => runtime.evaluate(<Deep n={3} />, { journal }))
     const plain = await failureOf(() => runtime.evaluate(<Deep n={3} />))
     expect((error as Error).message).toBe((plain as Error).message)
+    expect(error).toBeInstanceOf(EvaluationError)
     expect(calls).toEqual(["a", "b"])
+  })
+
+  it("replays any recorded text exactly, even one that starts with the engine's NUL mark", async () => {
+    const texts = ["\u0000R1\n-1\nspan-1", "\u0000", "\u0000T", "", "plain"]
+    const provider = { name: "p", run: async (request: any) => ({ text: texts[Number(request.prompt)] }) }
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const journal = createMemoryJournal()
+    function All() {
+      return Promise.all(texts.map((_, i) => evaluate(<Agent>{String(i)}</Agent>)))
+    }
+    await expect(runtime.evaluate(<All />, { journal })).resolves.toBe(texts.join(""))
+    let called = 0
+    const replaying = new AmlRuntime({ agentProvider: { name: "p", run: async () => ({ text: String(++called) }) } })
+    function Each() {
+      return Promise.all(texts.map((_, i) => evaluate(<Agent>{String(i)}</Agent>))).then((parts) => JSON.stringify(parts))
+    }
+    await expect(replaying.evaluate(<Each />, { journal })).resolves.toBe(JSON.stringify(texts))
+    expect(called).toBe(0)
   })
 })
 

@@ -122,7 +122,8 @@ raw_callback!(journal_agent, |env, info| {
     }
 });
 
-/// What `journalLocalText` decided.
+/// What `journalLocalText` decided. It answers one string either way (see [`answer`]): a
+/// JS array built through Node-API cost more than the rest of a recorded Agent's entry.
 enum TextStep {
     /// Replayed and finished: the task's output (the task is released).
     Finished(String),
@@ -135,28 +136,54 @@ enum TextStep {
     Failed(String),
 }
 
-/// A JS `Error` with `message`, as `engine_error` would throw it.
-///
-/// # Safety
-/// `env` must be the running callback's env.
-unsafe fn error_value(env: napi_env, message: &str) -> Result<napi_value> {
-    // SAFETY: the caller's contract.
-    let text = unsafe { string_value(env, message)? };
-    let mut error = std::ptr::null_mut();
-    // SAFETY: `text` is a live string of env; a null code is allowed.
-    check(unsafe { sys::napi_create_error(env, std::ptr::null_mut(), text, &mut error) })?;
-    Ok(error)
-}
+/// The mark that starts every answer of `journalLocalText` other than a replayed text that
+/// does not itself start with it: NUL, then a letter for the kind (see [`answer`]).
+const MARK: char = '\0';
 
-/// `status \n spanId \n parentSpanId \n system` (see `Step::Facade`): the status, then
-/// the line of the plain one-call path (`hot_path::push_text_agent_line`).
+/// `\0R<task> \n status \n spanId \n parentSpanId \n system` (see `Step::Facade`): the
+/// task, the status, then the line of the plain one-call path
+/// (`hot_path::push_text_agent_line`; the system text comes last: it may hold line breaks).
 fn ready_line(domain: &mut Domain, task: u32, status: i64) -> Result<String> {
     let plan = domain.agent_plan(task).map_err(engine_error)?;
-    let mut line = String::new();
+    let mut line = String::with_capacity(64);
+    marked(&mut line, 'R', task);
     line.push_str(itoa::Buffer::new().format(status));
     line.push('\n');
     crate::hot_path::push_text_agent_line(&mut line, plan);
     Ok(line)
+}
+
+/// Starts `out` with the mark, `kind` and `task \n`.
+fn marked(out: &mut String, kind: char, task: u32) {
+    out.push(MARK);
+    out.push(kind);
+    out.push_str(itoa::Buffer::new().format(task));
+    out.push('\n');
+}
+
+/// The one string `journalLocalText` answers (lib/journal-agent.js, enterLocalText):
+/// - a replayed text, as it is, unless it starts with the mark: then `\0T` and the text;
+/// - `\0R…` when the Agent is ready to run and record ([`ready_line`]);
+/// - `\0S<task> \n <step code>` for a step other than the expected one;
+/// - `\0F<task> \n <message>` when the engine failed after creating the task.
+fn answer(task: u32, step: TextStep) -> String {
+    match step {
+        TextStep::Finished(text) if !text.starts_with(MARK) => text,
+        TextStep::Finished(text) => format!("{MARK}T{text}"),
+        TextStep::Ready(line) => line,
+        TextStep::Stopped(code) => {
+            let mut out = String::new();
+            marked(&mut out, 'S', task);
+            out.push_str(itoa::Buffer::new().format(code));
+            out
+        }
+        TextStep::Failed(message) => {
+            let mut out = String::new();
+            marked(&mut out, 'F', task);
+            out.push_str(&message);
+            out
+        }
+    }
 }
 
 fn text_agent_step(
@@ -191,9 +218,8 @@ fn text_agent_step(
 // one-call path of `evaluate(<Agent>prompt</Agent>)` from the component on top of `parent`
 // (aml_engine::TextAgentStart) in a journaled evaluation: the nested task is created,
 // entered, looked up and, when a text entry matches, replayed, finished and released in
-// this one call. Answers the task's output (a string); otherwise `[task, code]` (a step
-// other than the expected one) or `[task, line]` (ready: see `ready_line`; the facade runs
-// and records the Agent).
+// this one call. Answers one string (see `answer`): the task's output, or what the facade
+// needs to run and record the Agent, or to fail the task.
 raw_callback!(journal_local_text, |env, info| {
     let [domain, index, parent, identity, has_provider, provider, prompt] = args::<7>(env, info)?;
     let (domain, index, parent) = (
@@ -227,30 +253,8 @@ raw_callback!(journal_local_text, |env, info| {
             Ok((task, step))
         })
     })?;
-    match step {
-        TextStep::Finished(text) => string_value(env, &text),
-        TextStep::Stopped(code) => pair(env, task, u32_value(env, code)?),
-        TextStep::Ready(line) => pair(env, task, string_value(env, &line)?),
-        TextStep::Failed(message) => pair(env, task, error_value(env, &message)?),
-    }
+    string_value(env, &answer(task, step))
 });
-
-/// `[task, value]` for the facade.
-///
-/// # Safety
-/// `env` must be the running callback's env and `value` one of its live values.
-unsafe fn pair(env: napi_env, task: u32, value: napi_value) -> Result<napi_value> {
-    let mut array = std::ptr::null_mut();
-    // SAFETY: the caller's contract.
-    check(unsafe { sys::napi_create_array_with_length(env, 2, &mut array) })?;
-    // SAFETY: the caller's contract.
-    let task = unsafe { u32_value(env, task)? };
-    for (i, item) in [task, value].into_iter().enumerate() {
-        // SAFETY: `array` and `item` are live values of env.
-        check(unsafe { sys::napi_set_element(env, array, i as u32, item) })?;
-    }
-    Ok(array)
-}
 
 fn check(status: sys::napi_status) -> Result<()> {
     if status == sys::Status::napi_ok {
