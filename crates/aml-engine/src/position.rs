@@ -322,6 +322,16 @@ mod tests {
         }
     }
 
+    /// A journaled domain whose root task is inside the component `Fan`.
+    fn fan() -> (Domain, u32) {
+        let mut d = Domain::new(Limits::default());
+        d.enable_positions();
+        d.open_root();
+        let root = d.new_task(None).unwrap();
+        d.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        (d, root)
+    }
+
     #[test]
     fn sibling_agents_have_distinct_stable_positions() {
         let mut positions = Vec::new();
@@ -377,11 +387,7 @@ mod tests {
 
     #[test]
     fn nested_tasks_are_prefixed_by_their_origin_and_ordinal() {
-        let mut d = Domain::new(Limits::default());
-        d.enable_positions();
-        d.open_root();
-        let root = d.new_task(None).unwrap();
-        d.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        let (mut d, root) = fan();
         let first = d.new_task(Some(root)).unwrap();
         let second = d.new_task(Some(root)).unwrap();
         assert_eq!(d.position(first).unwrap(), "c.e0/");
@@ -428,11 +434,7 @@ mod tests {
 
     #[test]
     fn a_journal_step_keeps_the_agent_key_until_it_ends() {
-        let mut d = Domain::new(Limits::default());
-        d.enable_positions();
-        d.open_root();
-        let root = d.new_task(None).unwrap();
-        d.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        let (mut d, root) = fan();
         let t = d.new_task(Some(root)).unwrap();
         d.node(t, 4, NodeKind::Primitive(Primitive::Agent as u8), "Agent")
             .unwrap();
@@ -460,11 +462,7 @@ mod tests {
 
     #[test]
     fn reused_position_tables_start_empty() {
-        let mut d = Domain::new(Limits::default());
-        d.enable_positions();
-        d.open_root();
-        let root = d.new_task(None).unwrap();
-        d.node(root, 2, NodeKind::Component, "Fan").unwrap();
+        let (mut d, root) = fan();
         let first = d.new_task(Some(root)).unwrap();
         assert_eq!(d.position(first).unwrap(), "c.e0/");
         let mut step = d.take_journal_step(first).unwrap();
