@@ -5,7 +5,7 @@
 // engine does the same steps in one call each way (crates/aml-engine/src/text_agent.rs).
 // Only shapes whose generic evaluation is exactly that sequence take it: this copy's node,
 // only a string child, no Agent prop to read or check, no Sandbox. In a journaled
-// evaluation the journal replays or records it (journal-agent.js, enterJournaledTextAgent).
+// evaluation the journal replays or records it (journal-direct.js, enterJournaledTextAgent).
 
 import { EvaluationError } from "./errors.js"
 import { describeError } from "./error-shape.js"

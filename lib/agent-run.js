@@ -8,7 +8,8 @@ import { defaultEntry } from "./agent-props.js"
 import { structuredOutputServices } from "./agent-services.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
-import { agentJournalStep, enterJournaledTextAgent, runJournaledAgent } from "./journal-agent.js"
+import { agentJournalStep, runJournaledAgent } from "./journal-agent.js"
+import { enterJournaledTextAgent } from "./journal-direct.js"
 import { withStagedSkills } from "./skill-staging.js"
 import { nodeIdentity } from "./node.js"
 import { grantedTool } from "./tool-instrumentation.js"
@@ -77,7 +78,7 @@ export function runAgent(domain, task, entry, structured) {
  * (agent-direct.js) and returns the promise of the task's text, which no AML code observes:
  * `settled(failed, error)` does the caller's bookkeeping inside the settling reaction
  * instead. A failure before the provider call is thrown (the task already failed). In a
- * journaled evaluation, `entered` is what enterLocalText (journal-agent.js) found.
+ * journaled evaluation, `entered` is what enterLocalText (journal-direct.js) found.
  */
 export function runTextAgent(domain, task, node, prompt, settled, entered) {
   try {

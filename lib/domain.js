@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto"
 
 import { textAgentPrompt } from "./agent-direct.js"
 import { runTextAgent } from "./agent-run.js"
-import { enterLocalText } from "./journal-agent.js"
+import { enterLocalText } from "./journal-direct.js"
 import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "./errors.js"
@@ -267,7 +267,7 @@ export class EvaluationDomain {
     if (this.journal === undefined) task = this.native.newTask(scope.task)
     else {
       // Journaled (docs/JOURNAL.md): created, entered and perhaps replayed in one call; a
-      // replayed Agent has settled, so nothing is left to track (journal-agent.js).
+      // replayed Agent has settled, so nothing is left to track (journal-direct.js).
       entered = enterLocalText(this, scope.task, value, prompt)
       if (typeof entered === "string") return Promise.resolve(entered)
       task = entered[0]
