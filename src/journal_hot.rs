@@ -340,8 +340,9 @@ raw_callback!(journal_record_finish, |env, info| {
         read_string(env, text, &mut buffers[0])?;
         let answer = &buffers[0];
         registry::with(domain, |d| {
-            // Landed first: an answer that failed to land (an engine limit) is not
-            // recorded, and the facade then has no slot to account for.
+            // Landed first: when the engine cannot take it at all (a closed or released
+            // task) nothing is recorded, so the facade has no slot to account for. A step
+            // that lands and then fails the evaluation is recorded, as before it fails.
             let step = d
                 .finish_text_agent(task, answer, if traced { answer } else { "" })
                 .map_err(engine_error)?;
