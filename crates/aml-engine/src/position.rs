@@ -202,13 +202,6 @@ impl Domain {
         Ok(())
     }
 
-    /// The journal key of the ready Agent on top of `id`.
-    pub fn agent_key(&mut self, id: TaskId) -> Result<String, EvalError> {
-        let mut key = String::from("agent:");
-        self.write_position(self.positions.as_deref(), id, &mut key)?;
-        Ok(key)
-    }
-
     /// The journal key of the next callable-Tool call from the component on top of `id`.
     pub fn tool_key(&mut self, id: TaskId) -> Result<String, EvalError> {
         let mut positions = self.positions.take().unwrap_or_default();
@@ -402,7 +395,7 @@ mod tests {
         )
         .unwrap();
         d.enter_agent(second, agent_entry()).unwrap();
-        assert_eq!(d.agent_key(second).unwrap(), "agent:c.e1/A.");
+        assert_eq!(d.take_journal_step(second).unwrap().key, "agent:c.e1/A.");
     }
 
     #[test]
@@ -440,7 +433,6 @@ mod tests {
             .unwrap();
         d.enter_agent(t, agent_entry()).unwrap();
         let step = d.take_journal_step(t).unwrap();
-        assert_eq!(step.key, d.agent_key(t).unwrap());
         assert_eq!(step.key, "agent:c.e0/A.");
         assert!(!step.live);
         // Filed back without being marked live: nothing is pending.
