@@ -2,7 +2,8 @@
 // component evaluate() masked. Every assertion is on observable behaviour of the public API.
 import { afterEach, describe, expect, it, vi } from "vitest"
 
-import { AmlRuntime, EvaluationError, evaluate } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, EvaluationError, evaluate } from "@aml-jsx/sdk"
+import { jsx } from "@aml-jsx/sdk/jsx-runtime"
 
 import { ONLY_ACTIVE } from "./support/errors.js"
 import { recorder } from "./support/events.js"
@@ -12,6 +13,42 @@ afterEach(() => {
 })
 
 describe("on / once", () => {
+  it("calls start, finish, trace and context.events listeners with exactly one argument", async () => {
+    const counts: Record<string, number[]> = { finish: [], localFinish: [], start: [], trace: [] }
+    const counting = (name: string) =>
+      function (this: unknown) {
+        counts[name].push(arguments.length)
+      }
+    const runtime = new AmlRuntime({
+      agentProvider: {
+        name: "counting",
+        run: async (_request: unknown, context: any) => {
+          context.events.on("finish", counting("localFinish"))
+          return { text: "ok" }
+        },
+      },
+    })
+    for (const name of ["start", "finish", "trace"]) runtime.on(name as "start", counting(name))
+    await expect(runtime.evaluate(jsx(Agent, { children: "go" }))).resolves.toBe("ok")
+    expect(counts.start).toEqual([1])
+    expect(counts.finish).toEqual([1])
+    expect(counts.localFinish).toEqual([1])
+    expect(counts.trace.length).toBeGreaterThan(0)
+    expect(new Set(counts.trace)).toEqual(new Set([1]))
+
+    // The finish that follows a failed start gets one argument too.
+    const failing = new AmlRuntime()
+    const finishCounts: number[] = []
+    failing.on("start", () => {
+      throw new Error("start failed")
+    })
+    failing.on("finish", function (this: unknown) {
+      finishCounts.push(arguments.length)
+    })
+    await expect(failing.evaluate("never")).rejects.toThrow("start failed")
+    expect(finishCounts).toEqual([1])
+  })
+
   it("on returns an unsubscribe function that stops later calls", async () => {
     const runtime = new AmlRuntime()
     const calls: string[] = []

@@ -208,6 +208,25 @@ describe("the returned Tool (TL-1, docs-next callable Tools)", () => {
     expectError(error, EvaluationError, "<Tool use> must be a JavaScript Tool")
   })
 
+  it("lets a derived object take its own execute by assignment, and <Tool use> still refuses it uncalled", async () => {
+    const tool = defineTool(base())
+    let called = 0
+    const own = async () => {
+      called += 1
+      return "bypass"
+    }
+    // Object.assign sets through [[Set]]: an inherited read-only execute would throw here.
+    const derived = Object.assign(Object.create(tool), { execute: own })
+    expect(Object.getOwnPropertyDescriptor(derived, "execute")).toEqual({ configurable: true, enumerable: true, value: own, writable: true })
+    expect(tool.execute).not.toBe(own)
+    const runtime = new AmlRuntime({ agentProvider: { name: "p", run: async () => ({ text: "ran" }) } })
+    for (const lookalike of [derived, { ...tool, execute: own }, new Proxy(tool, {})]) {
+      const error = await failureOf(() => runtime.evaluate(jsx(Agent, { children: [jsx(Tool, { use: lookalike }), "go"] })))
+      expectError(error, EvaluationError, "<Tool use> must be a JavaScript Tool")
+    }
+    expect(called).toBe(0)
+  })
+
   it("cannot be changed after definition", () => {
     const tool = defineTool(base()) as any
     expect(() => {

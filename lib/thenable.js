@@ -21,10 +21,11 @@ export function settle(value, then) {
  * Calls a listener and adopts what it returns as `Promise.resolve` would: a returned
  * thenable's `then` is read once and called once (in a microtask). Run it masked, and both
  * happen masked, so neither can reach component-local evaluate(). Returns undefined for a
- * non-object result.
+ * non-object result. A listener sees exactly the arguments its event has (an event listener
+ * is called with one, an error handler with two): callers can observe the count.
  */
 export function callAdopting(listener, first, second) {
-  const result = listener(first, second)
+  const result = arguments.length > 2 ? listener(first, second) : listener(first)
   if (result === null || (typeof result !== "object" && typeof result !== "function")) return undefined
   return Promise.resolve(result)
 }

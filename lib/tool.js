@@ -243,21 +243,33 @@ function readOptions(options) {
 }
 
 /**
- * The prototype every callable Tool of this copy shares: `execute` lives here rather than as
- * an own frozen member, so objects derived from a Tool (`Object.create(tool)`) can be built
- * and given their own members. The method resolves its port from the exact receiver, so a
- * derived object is a non-registered lookalike: its `execute` rejects, and `<Tool use>`
- * refuses it.
+ * The public `execute` every callable Tool of this copy shares. It resolves its port from the
+ * exact receiver, so on an object derived from a Tool it rejects: `<Tool use>` refuses such
+ * a non-registered lookalike before anything is called.
+ */
+function execute(input, context) {
+  const port = toolRegistry.get(this)
+  if (port === undefined) {
+    return Promise.reject(new TypeError("Tool execute() must be called on a Tool returned by defineTool()"))
+  }
+  return port.run(input, context)
+}
+
+/**
+ * The frozen prototype of every callable Tool. `execute` is an accessor rather than a data
+ * member: an inherited non-writable data property would make `obj.execute = f` throw on every
+ * object derived from a Tool (`Object.assign(Object.create(tool), { execute })`), which plain
+ * objects allow. The setter gives the receiver its own member, so a derived object can be
+ * built; on a Tool itself (frozen) that definition fails, so a Tool stays immutable.
  */
 const TOOL_PROTOTYPE = Object.freeze(
   Object.create(Function.prototype, {
     execute: {
-      value: function execute(input, context) {
-        const port = toolRegistry.get(this)
-        if (port === undefined) {
-          return Promise.reject(new TypeError("Tool execute() must be called on a Tool returned by defineTool()"))
-        }
-        return port.run(input, context)
+      get() {
+        return execute
+      },
+      set(value) {
+        Object.defineProperty(this, "execute", { configurable: true, enumerable: true, value, writable: true })
       },
     },
   }),
