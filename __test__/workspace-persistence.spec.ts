@@ -170,6 +170,29 @@ test("selection errors surface with their exact messages", async () => {
   await lease.release()
 })
 
+test("maxEntries counts the archive's root entry, and a refused save writes nothing", async () => {
+  for (const format of ["archive", "folder"] as const) {
+    const storage = new InMemoryWorkspaceStorageAdapter()
+    const provider = createPersistentWorkspaceProvider({ storage, format, maxEntries: 2, temporaryDirectory: tmp })
+    const first = await provider.acquire(request(`root-entry-${format}`))
+    await writeFile(join(first.directory, "one.txt"), "1")
+    await first.save(saveRequest())
+    await first.release()
+    const stored = storage.keys(`root-entry-${format}`)
+
+    const second = await provider.acquire(request(`root-entry-${format}`))
+    await writeFile(join(second.directory, "two.txt"), "2")
+    if (format === "archive") {
+      // Two files and the archive's root entry are three entries.
+      expectExact(await rejection(second.save(saveRequest())), RangeError, "Workspace snapshot exceeded 2 entries")
+      expect(storage.keys(`root-entry-${format}`)).toEqual(stored)
+    } else {
+      await second.save(saveRequest())
+    }
+    await second.release()
+  }
+})
+
 describe("JS storage adapters", () => {
   for (const format of ["archive", "folder"] as const) {
     test(`InMemoryWorkspaceStorageAdapter round trip (${format})`, async () => {

@@ -47,6 +47,7 @@ pub fn sandbox_transfer_pack(
     let limits = SnapshotLimits {
         max_entries: max_entries as u64,
         max_bytes: u64::MAX,
+        extra_entries: 0,
     };
     let work = blocking(move || {
         aml_workspace::transfer::pack_tree(&PathBuf::from(root), limits, max_bytes as u64)

@@ -325,6 +325,7 @@ impl Materialization {
         let limits = SnapshotLimits {
             max_entries: self.options.max_entries,
             max_bytes: self.options.max_extracted_bytes,
+            extra_entries: u64::from(self.options.format == Format::Archive),
         };
         let directory = self.directory.clone();
         let entries = blocking(move || {

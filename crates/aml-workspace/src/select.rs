@@ -89,6 +89,16 @@ impl Selection {
 pub struct SnapshotLimits {
     pub max_entries: u64,
     pub max_bytes: u64,
+    /// Entries the stored form adds beyond the selection: 1 for the archive format, whose
+    /// documented limit counts the archive's root entry (selected files + directories + 1
+    /// must fit), 0 otherwise.
+    pub extra_entries: u64,
+}
+
+impl SnapshotLimits {
+    fn exceeded(&self, selected: usize) -> bool {
+        (selected as u64).saturating_add(self.extra_entries) > self.max_entries
+    }
 }
 
 fn relative(root: &Path, path: &Path) -> Result<String> {
@@ -184,7 +194,7 @@ pub fn snapshot(
             size: metadata.len(),
             mtime: metadata.mtime().max(0) as u64,
         });
-        if entries.len() as u64 > limits.max_entries {
+        if limits.exceeded(entries.len()) {
             return Err(exceeded_entries(limits));
         }
     }
@@ -198,7 +208,7 @@ pub fn snapshot(
             .into_iter()
             .filter(|dir| kept.contains(&dir.path)),
     );
-    if entries.len() as u64 > limits.max_entries {
+    if limits.exceeded(entries.len()) {
         return Err(exceeded_entries(limits));
     }
     entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
@@ -255,6 +265,7 @@ pub fn prune(root: &Path, include: Option<&[String]>, exclude: &[String]) -> Res
     }
     let selection = Selection::new(include, exclude, false)?;
     let unbounded = SnapshotLimits {
+        extra_entries: 0,
         max_entries: u64::MAX,
         max_bytes: u64::MAX,
     };

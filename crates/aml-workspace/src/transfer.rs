@@ -181,6 +181,7 @@ mod tests {
             SnapshotLimits {
                 max_entries: 1000,
                 max_bytes: 1 << 20,
+                extra_entries: 0,
             },
             ExtractLimits {
                 max_entries: 1000,
