@@ -26,7 +26,7 @@ console.log(await runtime.evaluate(jsx(Agent, { children: [jsx(Tool, { use: add 
 const controller = new AbortController()
 const pending = runtime.evaluate(jsx(Agent, { children: "honour-cancel" }), { signal: controller.signal })
 setTimeout(() => controller.abort(new Error("bye")), 500)
-console.log(await pending.catch((e) => e.message))
+console.log(await pending.catch((e) => e.cause.message))
 `
 
 it("a script that runs an ACP Agent exits by itself", async () => {

@@ -52,7 +52,7 @@ describe("permission requests", () => {
 })
 
 describe("cancellation", () => {
-  it("sends session/cancel and rejects with the reason once the agent stops", async () => {
+  it("sends session/cancel and rejects with the Agent wrapper of the reason once the agent stops", async () => {
     const { provider } = scriptedAcp()
     const runtime = new AmlRuntime({ agentProvider: provider })
     const events = traced(runtime, false)
@@ -62,7 +62,9 @@ describe("cancellation", () => {
     const started = () => events.some((e) => e.name === "acp.session.update")
     while (!started()) await new Promise((resolve) => setTimeout(resolve, 5))
     controller.abort(reason)
-    expect(await rejection(pending)).toBe(reason)
+    const error = await rejection(pending)
+    expect(error.message).toMatch(/^Agent "scripted-acp" \(span-\d+\) failed$/)
+    expect(error.cause).toBe(reason)
     const names = outline(events)
     const cancelAt = names.indexOf("event:agent.session")
     expect(names[cancelAt + 1]).toBe("event:acp.session.cancel")
@@ -84,7 +86,7 @@ describe("cancellation", () => {
     const { child, leader } = JSON.parse(JSON.parse(update().attributes.update).content.text)
     expect(exists(leader) && exists(child)).toBe(true)
     controller.abort()
-    expect(await rejection(pending)).toBe(controller.signal.reason)
+    expect((await rejection(pending)).cause).toBe(controller.signal.reason)
     // Settled only after the tree (which ignores SIGTERM) was SIGKILLed and reaped.
     expect(exists(leader)).toBe(false)
     expect(exists(child)).toBe(false)
@@ -98,7 +100,7 @@ describe("cancellation", () => {
     ])
   })
 
-  it("an abort during start-up closes the session and rejects with the reason", async () => {
+  it("an abort during start-up closes the session and rejects with the wrapped reason", async () => {
     const { provider } = scriptedAcp({ args: ["-e", "setInterval(() => {}, 1000)"] })
     const controller = new AbortController()
     const runtime = new AmlRuntime({ agentProvider: provider })
@@ -107,7 +109,7 @@ describe("cancellation", () => {
     while (!events.some((e) => e.attributes?.state === "started")) await new Promise((resolve) => setTimeout(resolve, 5))
     const leader = Number(events.find((e) => e.attributes?.state === "started").attributes["execution.id"].split(":")[1])
     controller.abort()
-    expect(await rejection(pending)).toBe(controller.signal.reason)
+    expect((await rejection(pending)).cause).toBe(controller.signal.reason)
     expect(exists(leader)).toBe(false)
     expect(liveAcpSessions()).toBe(0)
   })

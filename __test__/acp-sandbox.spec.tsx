@@ -143,7 +143,7 @@ describe("ACP Agent Sandbox launch (Local Sandbox)", () => {
     const { child, leader } = JSON.parse(JSON.parse(update().attributes.update).content.text)
     expect(exists(leader) && exists(child)).toBe(true)
     controller.abort()
-    expect(await rejection(result)).toBe(controller.signal.reason)
+    expect((await rejection(result)).cause).toBe(controller.signal.reason)
     expect(exists(leader)).toBe(false)
     expect(exists(child)).toBe(false)
     const names = outline(events)

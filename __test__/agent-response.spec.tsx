@@ -161,7 +161,7 @@ describe("provider failures", () => {
     expect(error.cause).toBe(inner)
   })
 
-  test("the provider rejecting with the caller's abort reason is rethrown unwrapped", async () => {
+  test("the provider rejecting with the caller's abort reason gets the Agent wrapper at the root too", async () => {
     const controller = new AbortController()
     const reason = new Error("caller stopped")
     const provider = {
@@ -176,7 +176,9 @@ describe("provider failures", () => {
     const error = await rejection(
       new AmlRuntime({ agentProvider: provider as any }).evaluate(<Agent>x</Agent>, { signal: controller.signal }),
     )
-    expect(error).toBe(reason)
+    expect(error).toBeInstanceOf(EvaluationError)
+    expect(error.message).toBe('Agent "p" (span-1) failed')
+    expect(error.cause).toBe(reason)
   })
 
   test("a provider that ignores the signal still rejects the evaluation with the reason", async () => {

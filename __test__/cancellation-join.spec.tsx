@@ -203,8 +203,8 @@ describe("the provider abort grace timer", () => {
     controller.abort(reason)
     // The grace timer started: a provider call was pending at the abort.
     expect(vi.getTimerCount()).toBe(1)
-    // A root Agent rethrows the caller's reason itself.
-    expect(await rejection(run)).toBe(reason)
+    // The provider rejected with the reason: the root Agent's wrapper carries it.
+    expect((await rejection(run)).cause).toBe(reason)
     expect(vi.getTimerCount()).toBe(0)
   })
 })

@@ -174,7 +174,7 @@ describe("transitions, maxStateTransitions and trace (RT-1, §2.3, §2.4)", () =
     await expect(new AmlRuntime({ agentProvider: provider, maxStateTransitions: 0 }).evaluate(counter())).resolves.toBe("n=20")
   })
 
-  it("stops at an abort with the caller's reason", async () => {
+  it("stops at an abort: the rejecting Agent's wrapper carries the caller's reason", async () => {
     const controller = new AbortController()
     const reason = new Error("stop")
     const { provider } = scripted(async (turn) => {
@@ -182,6 +182,7 @@ describe("transitions, maxStateTransitions and trace (RT-1, §2.3, §2.4)", () =
       return countTo(5)(turn)
     })
     const error = await failureOf(() => new AmlRuntime({ agentProvider: provider }).evaluate(counter(), { signal: controller.signal }))
-    expect(error).toBe(reason)
+    expect(error.message).toMatch(/^Agent "scripted" \(span-\d+\) failed$/)
+    expect(error.cause).toBe(reason)
   })
 })

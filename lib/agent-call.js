@@ -37,13 +37,10 @@ export function createExecutionContext(domain, trace, sandbox) {
 }
 
 /**
- * The provider call; its failures wrap as `${label} failed` (INVENTORY AG-1). The caller's
- * abort reason (LIM-2) is wrapped too, with the reason as cause, when the Agent runs in a
- * component-local evaluate() (plain or structured), so the component learns which Agent was
- * cancelled; elsewhere (the root task, a Loop render) the reason itself is rethrown, which
- * is what the caller of runtime.evaluate() gets back. A
- * provider that ignores the abort and answers anyway does not make the Agent succeed: once
- * it settled, the task fails with the reason (no provider failure to wrap).
+ * The provider call; its failures wrap as `${label} failed` (INVENTORY AG-1), a rejection
+ * with the caller's abort reason (LIM-2) too (see providerFailure). A provider that ignores
+ * the abort and answers anyway does not make the Agent succeed: once it settled, the task
+ * fails with the reason (no provider failure to wrap).
  */
 export async function callAgentProvider(domain, local, provider, request, context, label) {
   let response
@@ -62,12 +59,14 @@ async function adopt(value) {
 }
 
 /**
- * The failure path of one provider call (AG-1, LIM-2): the caller's abort reason is rethrown
- * as is outside component-local evaluate(); everything else wraps as `${label} failed`.
+ * The failure path of one provider call (AG-1, LIM-1): a started provider's rejection wraps
+ * as `${label} failed` with the rejection as cause, the caller's abort reason included, so
+ * the caller learns which Agent was cancelled. Only a call AML abandoned after the abort
+ * grace period (it never settled, so it did not fail) gives the reason itself outside
+ * component-local evaluate().
  */
 export function providerFailure(domain, local, error, label) {
-  const signal = domain.signal
-  if (signal.aborted && error === signal.reason && !local) return error
+  if (domain.abandonedProviders && !local && error === domain.signal.reason) return error
   return new EvaluationError(`${label} failed`, { cause: error })
 }
 

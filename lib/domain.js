@@ -101,6 +101,11 @@ export class EvaluationDomain {
     this.journal = undefined
     /** The PROVIDER_ABORT_GRACE_MS timer, cleared when the evaluation closes. */
     this.graceTimer = undefined
+    /**
+     * Set when that timer fired: the provider calls still pending were abandoned with the
+     * reason. Such a call did not fail, so a root Agent rethrows the reason (agent-call.js).
+     */
+    this.abandonedProviders = false
     this.onAbort = () => {
       this.cancelQueuedAgents()
       const reason = signal.reason
@@ -110,6 +115,7 @@ export class EvaluationDomain {
       if (this.providerCalls.size > 0) {
         this.graceTimer = setTimeout(() => {
           this.graceTimer = undefined
+          this.abandonedProviders = true
           const calls = [...this.providerCalls]
           this.providerCalls.clear()
           for (const abandon of calls) abandon(reason)
