@@ -5,7 +5,7 @@
 // SandboxSession through the lexical environment — never acquire() or release().
 //
 // Lifecycle of an outer Sandbox, as the scope protocol of docs/ARCHITECTURE.md runs it:
-//   enter:    props → (write permit) → acquire, raced with cancellation → lease validation →
+//   enter:    props → (write permit) → acquire, awaited like a provider call → lease validation →
 //             enterScope. The span opens once the lease is accepted.
 //   complete: release (memoised) → scopeDone: the span closes after the release.
 //   cleanup:  on failure unwinding, release (unless `complete` already tried) and aggregate
@@ -128,7 +128,11 @@ async function enterOuter(domain, task, props, slot) {
   try {
     const pending = masked(acquire, provider, request)
     try {
-      lease = await race(pending)
+      // Like a provider call (and Workspace acquisition): an abort does not abandon the
+      // acquisition at once, so a lease the provider still delivers is released before the
+      // evaluation rejects (bounded by the provider grace), and a cooperative provider's own
+      // cleanup (a container created mid-abort) finishes before it settles.
+      lease = await domain.awaitProvider(pending)
     } catch (error) {
       if (signal.aborted) {
         // The provider may still hand over a lease it did not stop acquiring.

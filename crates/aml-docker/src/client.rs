@@ -14,6 +14,9 @@ use crate::http::{self, expect, Upgraded};
 pub const MAX_VERSION: (u32, u32) = (1, 41);
 /// `exec` with a working directory needs 1.35.
 pub const MIN_VERSION: (u32, u32) = (1, 35);
+/// How often [`Docker::remove`] waits out another removal of the same container before
+/// reporting the daemon's conflict (a removal that keeps failing and being retried).
+const REMOVE_ATTEMPTS: u32 = 5;
 
 fn parse_version(text: &str) -> Option<(u32, u32)> {
     let (major, minor) = text.trim().split_once('.')?;
@@ -180,15 +183,34 @@ impl Docker {
         Ok(())
     }
 
-    /// `docker rm --force`: a container that is already gone (or being removed by
-    /// `AutoRemove`) counts as removed.
+    /// `docker rm --force`, resolved only once the container is gone: an absent container
+    /// counts as removed. A removal already under way (`AutoRemove` after the main process
+    /// exited, or a concurrent remove of the same lease) answers 409 while the container
+    /// still exists; then this waits for the daemon to report it removed and asks again, so
+    /// a release never settles while `docker ps -a` still lists the container.
     pub async fn remove(&self, id: &str) -> Result<(), DockerError> {
         let path = self.path(&format!("/containers/{}?force=true&v=true", query(id)));
-        let response = http::request(&self.socket, "DELETE", &path, None).await?;
-        if response.status == 409 && http::error_message(&response.body).contains("in progress") {
-            return Ok(());
+        let mut attempt = 0;
+        loop {
+            let response = http::request(&self.socket, "DELETE", &path, None).await?;
+            let in_progress = response.status == 409
+                && http::error_message(&response.body).contains("in progress");
+            if !in_progress || attempt == REMOVE_ATTEMPTS {
+                expect(response, &[204, 404])?;
+                return Ok(());
+            }
+            attempt += 1;
+            self.wait_removed(id).await?;
         }
-        expect(response, &[204, 404])?;
+    }
+
+    /// `POST /containers/{id}/wait?condition=removed`: returns once the daemon removed the
+    /// container (404: it is already gone). A removal that failed ends the wait as well;
+    /// the caller's next DELETE then reports or retries it.
+    async fn wait_removed(&self, id: &str) -> Result<(), DockerError> {
+        let path = self.path(&format!("/containers/{}/wait?condition=removed", query(id)));
+        let response = http::request(&self.socket, "POST", &path, None).await?;
+        expect(response, &[200, 404])?;
         Ok(())
     }
 

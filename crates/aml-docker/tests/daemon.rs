@@ -199,3 +199,35 @@ async fn the_runner_pool_keeps_exec_semantics() {
     pool.forget(&id);
     docker.remove(&id).await.unwrap();
 }
+
+/// `GET /containers/{id}/json`'s status: 200 while the daemon still lists it, 404 once gone.
+async fn inspect_status(docker: &Docker, id: &str) -> u16 {
+    let path = format!("/v{}/containers/{id}/json", docker.version());
+    aml_docker::http::request(docker.socket(), "GET", &path, None)
+        .await
+        .unwrap()
+        .status
+}
+
+#[tokio::test]
+#[ignore = "needs a Docker daemon (scripts/docker-daemon.sh start)"]
+async fn every_concurrent_remove_returns_only_once_the_container_is_gone() {
+    let docker = Docker::negotiate("/var/run/docker.sock").await.unwrap();
+    // Several removals of one running container: one does the work, the others get the
+    // daemon's "removal already in progress" conflict and must wait it out.
+    let id = container(&docker, "concurrent-remove").await;
+    let statuses = tokio::join!(
+        remove_then_inspect(&docker, &id),
+        remove_then_inspect(&docker, &id),
+        remove_then_inspect(&docker, &id),
+        remove_then_inspect(&docker, &id)
+    );
+    assert_eq!(statuses, (404, 404, 404, 404));
+    // Removing what is gone is fine.
+    docker.remove(&id).await.unwrap();
+}
+
+async fn remove_then_inspect(docker: &Docker, id: &str) -> u16 {
+    docker.remove(id).await.unwrap();
+    inspect_status(docker, id).await
+}
