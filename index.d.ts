@@ -2021,7 +2021,7 @@ export interface DaytonaSandboxCreateOptions {
 
 /** Options of {@link daytonaSandbox}. `image` and `snapshot` exclude each other, as do `client` and `config`. */
 export interface DaytonaSandboxOptions {
-  /** An initialized Daytona client (`new Daytona(…)` of `@daytona/sdk`). */
+  /** An initialized Daytona client (`new Daytona(…)` of `@daytona/sdk` >= 0.201). */
   client?: unknown
   /** Configuration for a Daytona client constructed lazily from the optional peer `@daytona/sdk`. */
   config?: Record<string, unknown>
@@ -2030,7 +2030,7 @@ export interface DaytonaSandboxOptions {
   createOptions?: DaytonaSandboxCreateOptions
   /** Image reference; defaults to `wearesingular/aml-agent-sandbox:latest` when `snapshot` is absent. */
   image?: string
-  /** Shared output and transfer budget in bytes; defaults to 4 MiB. */
+  /** Byte budget of command and process output (not the Workspace transfer); defaults to 4 MiB. */
   maxOutputBytes?: number
   /** Trusted shell command run with `sh -lc` after hydration. */
   setup?: string
@@ -2065,7 +2065,7 @@ export declare function daytonaSandbox(options?: DaytonaSandboxOptions): Readonl
 export interface ModalSandboxOptions {
   /** Modal app name, looked up with `createIfMissing: true`; defaults to `aml-jsx`. */
   appName?: string
-  /** An initialized `ModalClient` of the `modal` package. */
+  /** An initialized `ModalClient` of the `modal` package (>= 0.9: its `sandbox.filesystem` API). */
   client?: unknown
   /** `ModalClientParams` for a client constructed lazily from the optional peer `modal`. */
   config?: Record<string, unknown>
@@ -2073,7 +2073,7 @@ export interface ModalSandboxOptions {
   create?: Record<string, unknown>
   /** Registry image reference (`images.fromRegistry`); defaults to `wearesingular/aml-agent-sandbox:latest`. */
   image?: string
-  /** Shared output and transfer budget in bytes; defaults to 4 MiB. */
+  /** Byte budget of command and process output (not the Workspace transfer); defaults to 4 MiB. */
   maxOutputBytes?: number
   /** Trusted shell command run with `sh -lc` after hydration. */
   setup?: string

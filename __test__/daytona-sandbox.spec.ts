@@ -1,6 +1,7 @@
-// daytonaSandbox (INVENTORY BS-3) against an injected client implementing the SDK surface it
-// uses (support/remote-sandbox-fakes.ts: recorded calls, a host directory as the remote,
-// scripted failures). Hydration and reconciliation really run: Rust packs and mirrors,
+// daytonaSandbox (INVENTORY BS-3) against an injected client shaped like the real
+// `@daytona/sdk` (support/remote-sandbox-fakes.ts, type-checked against the package's
+// published types: recorded calls, a host directory as the remote, scripted failures, input
+// echoed into the output unless suppressed, as Daytona does). Hydration and reconciliation really run: Rust packs and mirrors,
 // the fake's shell runs tar. A live test runs only with DAYTONA_API_KEY.
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile, readdir } from "node:fs/promises"
 import { randomBytes } from "node:crypto"
@@ -8,7 +9,7 @@ import { realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { afterEach, beforeEach, describe, expect, test } from "vitest"
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 
 import { daytonaSandbox } from "@aml-jsx/sdk"
 import type { SandboxAcquireRequest } from "@aml-jsx/sdk"
@@ -64,10 +65,34 @@ describe("options", () => {
   })
 
   test("without a client the optional peer @daytona/sdk is loaded lazily; missing, the error names it", async () => {
-    const provider = daytonaSandbox({ workspace: local })
-    const error = await rejection(provider.acquire(request()))
-    expectExact(error, Error, 'Daytona Sandbox requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client')
-    expect(error.cause).toBeDefined()
+    vi.resetModules()
+    vi.doMock("@daytona/sdk", () => {
+      throw new Error("Cannot find package '@daytona/sdk'")
+    })
+    try {
+      const { daytonaSandbox: isolated } = await import("../lib/daytona-sandbox.js")
+      const error = await rejection(isolated({ workspace: local }).acquire(request()))
+      expectExact(error, Error, 'Daytona Sandbox requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client')
+      expect(error.cause).toBeInstanceOf(Error)
+    } finally {
+      vi.doUnmock("@daytona/sdk")
+      vi.resetModules()
+    }
+  })
+
+  test("installed, the real SDK's Daytona client is built from config on first acquisition", async () => {
+    // No API key anywhere: the real client refuses to construct, before any request.
+    const saved = { key: process.env.DAYTONA_API_KEY, jwt: process.env.DAYTONA_JWT_TOKEN }
+    delete process.env.DAYTONA_API_KEY
+    delete process.env.DAYTONA_JWT_TOKEN
+    try {
+      const { DaytonaAuthenticationError } = await import("@daytona/sdk")
+      const error = await rejection(daytonaSandbox({ workspace: local, config: { apiUrl: "http://127.0.0.1:9" } }).acquire(request()))
+      expect(error).toBeInstanceOf(DaytonaAuthenticationError)
+    } finally {
+      if (saved.key !== undefined) process.env.DAYTONA_API_KEY = saved.key
+      if (saved.jwt !== undefined) process.env.DAYTONA_JWT_TOKEN = saved.jwt
+    }
   })
 })
 
@@ -82,8 +107,10 @@ describe("lifecycle", () => {
     expect(await readFile(join(controls.home, "workspace/src/deep/er/a.txt"), "utf8")).toBe("A")
     const result = await lease.runtime.exec("sh", ["-c", "pwd; echo to-stderr >&2; exit 4"], { cwd: "src/deep" })
     expect(result).toEqual({ exitCode: 4, stderr: "", stdout: `${join(controls.home, "workspace/src/deep")}\nto-stderr\n` })
-    const quoted = await lease.runtime.exec("printf", ["%s|", "it's", "$HOME"], { env: { A_B: "x y" } })
-    expect(quoted.stdout).toBe("it's|$HOME|")
+    const quoted = await lease.runtime.exec("sh", ["-c", 'printf "%s|" "$1" "$2" "$A_B"', "sh", "it's", "$HOME"], { env: { A_B: "x y" } })
+    expect(quoted.stdout).toBe("it's|$HOME|x y|")
+    // The value went through executeCommand's env parameter, not into the recorded text.
+    expect(controls.commandTexts.filter((text) => text.includes("x y"))).toEqual([])
     // Remote edits: a change, an addition in a new nested directory, a deletion.
     await lease.runtime.exec("sh", ["-c", "printf changed > keep.txt; mkdir -p new/dir && printf n > new/dir/n.txt; rm delete-me.txt"])
     await lease.release()
@@ -168,12 +195,21 @@ describe("failures", () => {
     expect(controls.calls.at(-1)).toBe("delete")
   })
 
-  test("a hydration archive over the budget fails before upload", async () => {
-    const { client, controls } = await fakeDaytona()
-    await writeFile(join(local, "big.bin"), randomBytes(64 * 1024))
-    const error = await rejection(daytonaSandbox({ client, workspace: local, maxOutputBytes: 1000 }).acquire(request()))
-    expectExact(error, Error, "Daytona Sandbox Workspace hydration failed: Workspace transfer archive exceeded 1000 bytes")
-    expect(controls.calls.some((call) => call.startsWith("fs.uploadFile"))).toBe(false)
+  test("maxOutputBytes bounds command output, not the transfer: a Workspace over 4 MiB hydrates and reconciles", async () => {
+    const big = randomBytes(5 * 1024 * 1024)
+    await writeFile(join(local, "big.bin"), big)
+    for (const maxOutputBytes of [undefined, 1000]) {
+      const { client, controls } = await fakeDaytona()
+      const options = maxOutputBytes === undefined ? { client, workspace: local } : { client, workspace: local, maxOutputBytes }
+      const lease = await daytonaSandbox(options).acquire(request())
+      expect((await readFile(join(controls.home, "workspace/big.bin"))).equals(big)).toBe(true)
+      await lease.runtime.exec("sh", ["-c", "head -c 6000000 /dev/zero > zeros.bin; rm big.bin"])
+      await lease.release()
+      expect((await readFile(join(local, "zeros.bin"))).length).toBe(6_000_000)
+      await expect(readFile(join(local, "big.bin"))).rejects.toMatchObject({ code: "ENOENT" })
+      await writeFile(join(local, "big.bin"), big)
+      await rm(join(local, "zeros.bin"))
+    }
   })
 
   test("creation is not abortable: an abort rejects at once and the late Sandbox is deleted", async () => {
@@ -254,6 +290,7 @@ describe("spawn", () => {
     await writer.close()
     expect(await child.wait()).toEqual({ exitCode: 6 })
     expect(controls.calls).toContain("process.executeSessionCommand runAsync=true")
+    expect(controls.sessionRequests[0]).toMatchObject({ runAsync: true, suppressInputEcho: true })
     expect(controls.calls).toContain("process.sendSessionCommandInput")
     expect(controls.calls).toContain("process.deleteSession")
     const done = await lease.runtime.spawn("true")
@@ -264,6 +301,34 @@ describe("spawn", () => {
     await endless.kill()
     await endless.kill()
     expect((await endless.wait()).exitCode).not.toBe(0)
+    await lease.release()
+  })
+
+  test("a session command's environment reaches the process but never the command text Daytona records", async () => {
+    const { client, controls } = await fakeDaytona()
+    const lease = await daytonaSandbox({ client, workspace: local }).acquire(request())
+    const env = { SECRET: "it's a s3cr3t $HOME", OTHER: "two" }
+    const child = await lease.runtime.spawn("sh", ["-c", 'printf "%s|%s|%s" "$SECRET" "$OTHER" "$(pwd)"'], { cwd: "src", env })
+    const chunks: Uint8Array[] = []
+    for await (const chunk of child.stdout as any) chunks.push(chunk)
+    expect(await child.wait()).toEqual({ exitCode: 0 })
+    expect(Buffer.concat(chunks).toString()).toBe(`it's a s3cr3t $HOME|two|${join(controls.home, "workspace/src")}`)
+    expect(controls.commandTexts.filter((text) => text.includes("s3cr3t") || text.includes("two"))).toEqual([])
+    // The uploaded environment file is gone before the command runs.
+    expect(await readdir(join(controls.home, "tmp"))).not.toContainEqual(expect.stringMatching(/\.env$/))
+    await lease.release()
+  })
+
+  test("an ACP-style JSON-RPC exchange over stdin/stdout sees only the process's own output", async () => {
+    const { client } = await fakeDaytona()
+    const lease = await daytonaSandbox({ client, workspace: local }).acquire(request())
+    const child = await lease.runtime.spawn("sh", ["-c", 'read line; printf \'{"jsonrpc":"2.0","id":1,"result":{}}\\n\''])
+    const writer = child.stdin.getWriter()
+    await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"initialize"}\n'))
+    const chunks: Uint8Array[] = []
+    for await (const chunk of child.stdout as any) chunks.push(chunk)
+    expect(Buffer.concat(chunks).toString()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n')
+    expect(await child.wait()).toEqual({ exitCode: 0 })
     await lease.release()
   })
 

@@ -1,13 +1,15 @@
-// modalSandbox (INVENTORY BS-4) against an injected client implementing the SDK surface it
-// uses (support/remote-sandbox-fakes.ts). The lifecycle is shared with Daytona
-// (lib/remote-sandbox.js, proven in daytona-sandbox.spec.ts); this file proves Modal's own
-// options, SDK calls, guest root, streams, messages and the lazy optional peer.
+// modalSandbox (INVENTORY BS-4) against an injected client shaped like the real `modal`
+// SDK (support/remote-sandbox-fakes.ts, type-checked against the package's published
+// types). The lifecycle is shared with Daytona (lib/remote-sandbox.js, proven in
+// daytona-sandbox.spec.ts); this file proves Modal's own options, SDK calls, guest root,
+// streams, messages and the lazy optional peer.
 import { mkdir, mkdtemp, readFile, rm, writeFile, readdir } from "node:fs/promises"
+import { randomBytes } from "node:crypto"
 import { realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { afterEach, beforeEach, describe, expect, test } from "vitest"
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest"
 
 import { modalSandbox } from "@aml-jsx/sdk"
 import type { SandboxAcquireRequest } from "@aml-jsx/sdk"
@@ -53,9 +55,40 @@ test("options: a frozen provider named modal; every option error", () => {
   expectExact(syncThrow(() => modalSandbox({ maxOutputBytes: 0 })), RangeError, "Modal Sandbox maxOutputBytes must be a positive safe integer")
 })
 
-test("without a client the optional peer modal is loaded lazily; missing, the error names it", async () => {
-  const error = await rejection(modalSandbox({ workspace: local }).acquire(request()))
-  expectExact(error, Error, 'Modal Sandbox requires the optional peer dependency "modal" (npm install modal) or an application-supplied client')
+describe("the optional peer modal", () => {
+  test("missing, the error names it and keeps the import failure as its cause", async () => {
+    vi.resetModules()
+    vi.doMock("modal", () => {
+      throw new Error("Cannot find package 'modal'")
+    })
+    try {
+      const { modalSandbox: isolated } = await import("../lib/modal-sandbox.js")
+      const error = await rejection(isolated({ workspace: local }).acquire(request()))
+      expectExact(error, Error, 'Modal Sandbox requires the optional peer dependency "modal" (npm install modal) or an application-supplied client')
+      expect(error.cause).toBeInstanceOf(Error)
+    } finally {
+      vi.doUnmock("modal")
+      vi.resetModules()
+    }
+  })
+
+  test("installed, it is loaded on first acquisition and its ModalClient built from config", async () => {
+    // No token anywhere: the real ModalClient refuses to construct, before any request.
+    const saved = { id: process.env.MODAL_TOKEN_ID, secret: process.env.MODAL_TOKEN_SECRET, home: process.env.HOME }
+    delete process.env.MODAL_TOKEN_ID
+    delete process.env.MODAL_TOKEN_SECRET
+    process.env.HOME = local
+    try {
+      const provider = modalSandbox({ workspace: local, config: { environment: "aml-test" } })
+      const error = await rejection(provider.acquire(request()))
+      expect(error.message).toMatch(/token_id/)
+    } finally {
+      for (const [key, value] of [["MODAL_TOKEN_ID", saved.id], ["MODAL_TOKEN_SECRET", saved.secret], ["HOME", saved.home]] as const) {
+        if (value === undefined) delete process.env[key]
+        else process.env[key] = value
+      }
+    }
+  })
 })
 
 describe("lifecycle", () => {
@@ -76,15 +109,18 @@ describe("lifecycle", () => {
       'apps.fromName aml-test {"createIfMissing":true}',
       "images.fromRegistry registry.example/img:1",
       'sandboxes.create {"timeoutMs":60000}',
-      "open w",
+      "filesystem.copyFromLocal",
       "exec sh",
       "exec sh",
       "exec sh",
       "exec sh",
-      "exec sh",
-      "open r",
+      "exec tar",
+      "filesystem.copyToLocal",
       "terminate",
     ])
+    // setup: an empty environment below /workspace; exec: its environment; both in text mode.
+    expect(controls.execParams[1]).toEqual({ mode: "text", stdout: "pipe", stderr: "pipe", workdir: "/workspace/a/b", env: {} })
+    expect(controls.execParams[2]).toEqual({ mode: "text", stdout: "pipe", stderr: "pipe", workdir: "/workspace/a/b", env: { K: "v" } })
   })
 
   test("defaults: app aml-jsx and the AML image; read-only refuses exec and spawn and skips reconciliation", async () => {
@@ -111,10 +147,10 @@ describe("failures", () => {
     const error = await rejection(modalSandbox({ client, workspace: local, setup: "echo bad >&2; exit 9" }).acquire(request()))
     expectExact(error, Error, "Modal Sandbox setup failed with exit code 9: bad")
     expect(controls.calls.at(-1)).toBe("terminate")
-    controls.failures.add("open w")
+    controls.failures.add("filesystem.copyFromLocal")
     const upload = await rejection(modalSandbox({ client, workspace: local }).acquire(request()))
-    expectExact(upload, Error, "Modal Sandbox Workspace hydration failed: open w broke")
-    controls.failures.delete("open w")
+    expectExact(upload, Error, "Modal Sandbox Workspace hydration failed: filesystem.copyFromLocal broke")
+    controls.failures.delete("filesystem.copyFromLocal")
     controls.upload = Buffer.from("not a gzip archive")
     const remote = await rejection(modalSandbox({ client, workspace: local }).acquire(request()))
     expect(remote.constructor).toBe(Error)
@@ -132,6 +168,25 @@ describe("failures", () => {
     expect(controls.calls.at(-1)).toBe("terminate")
   })
 
+  test("an empty or cut-off plain tar download is refused: nothing on the host is deleted", async () => {
+    const { client, controls } = await fakeModal()
+    const lease = await modalSandbox({ client, workspace: local }).acquire(request())
+    controls.download = Buffer.alloc(0)
+    const error = await rejection(lease.release())
+    expectExact(error, Error, "Modal Sandbox Workspace reconciliation failed: the remote archive is not a complete tar archive")
+    expect((await readdir(local)).sort()).toEqual(["a", "gone.txt"])
+    const again = await modalSandbox({ client, workspace: local }).acquire(request())
+    controls.download = undefined
+    await again.runtime.exec("true")
+    const whole = await readFile(join(controls.home, "workspace/a/b/c/deep.txt"))
+    expect(whole.toString()).toBe("deep")
+    // The first 1 KiB of a real remote archive: headers without the end-of-archive blocks.
+    const { execFileSync } = await import("node:child_process")
+    controls.download = execFileSync("tar", ["-cf", "-", "-C", join(controls.home, "workspace"), "."]).subarray(0, 1536)
+    expectExact(await rejection(again.release()), Error, "Modal Sandbox Workspace reconciliation failed: the remote archive is not a complete tar archive")
+    expect((await readdir(local)).sort()).toEqual(["a", "gone.txt"])
+  })
+
   test("a command timeout terminates the Sandbox with a TimeoutError", async () => {
     const { client, controls } = await fakeModal()
     const lease = await modalSandbox({ client, workspace: local }).acquire(request())
@@ -144,8 +199,46 @@ describe("failures", () => {
   })
 })
 
-test("spawn: streamed stdin/stdout through Modal's process API, input closed after exit, process output bounded", async () => {
-  const { client } = await fakeModal()
+test("exec passes timeoutMs and env through to Modal's exec", async () => {
+  const { client, controls } = await fakeModal()
+  const lease = await modalSandbox({ client, workspace: local }).acquire(request())
+  const result = await lease.runtime.exec("sh", ["-c", 'printf %s "$TOKEN"'], { cwd: "a", env: { TOKEN: "t 1" }, timeoutMs: 7000 })
+  expect(result).toEqual({ exitCode: 0, stdout: "t 1", stderr: "" })
+  expect(controls.execParams.at(-1)).toEqual({ mode: "text", stdout: "pipe", stderr: "pipe", workdir: "/workspace/a", env: { TOKEN: "t 1" }, timeoutMs: 7000 })
+  await lease.release()
+})
+
+test("a Workspace over 4 MiB hydrates and reconciles with the default maxOutputBytes, and with a tiny one", async () => {
+  const big = randomBytes(5 * 1024 * 1024)
+  await writeFile(join(local, "big.bin"), big)
+  for (const maxOutputBytes of [undefined, 1000]) {
+    const { client, controls } = await fakeModal()
+    const options = maxOutputBytes === undefined ? { client, workspace: local } : { client, workspace: local, maxOutputBytes }
+    const lease = await modalSandbox(options).acquire(request())
+    expect((await readFile(join(controls.home, "workspace/big.bin"))).equals(big)).toBe(true)
+    await lease.runtime.exec("sh", ["-c", "head -c 4194304 /workspace/big.bin > /workspace/big.bin.head && mv /workspace/big.bin.head /workspace/big.bin; head -c 6000000 /dev/zero > /workspace/zeros.bin"])
+    await lease.release()
+    expect((await readFile(join(local, "big.bin"))).equals(big.subarray(0, 4 * 1024 * 1024))).toBe(true)
+    expect((await readFile(join(local, "zeros.bin"))).length).toBe(6_000_000)
+    await writeFile(join(local, "big.bin"), big)
+    await rm(join(local, "zeros.bin"))
+  }
+})
+
+test("spawn runs in binary mode: output bytes arrive undecoded", async () => {
+  const { client, controls } = await fakeModal()
+  const lease = await modalSandbox({ client, workspace: local }).acquire(request())
+  const child = await lease.runtime.spawn("sh", ["-c", "printf '\\377\\376ok'"])
+  const chunks: Uint8Array[] = []
+  for await (const chunk of child.stdout as any) chunks.push(chunk)
+  expect([...Buffer.concat(chunks)]).toEqual([0xff, 0xfe, 0x6f, 0x6b])
+  expect(await child.wait()).toEqual({ exitCode: 0 })
+  expect(controls.execParams.at(-1)).toMatchObject({ mode: "binary", workdir: "/workspace" })
+  await lease.release()
+})
+
+test("spawn: streamed stdin/stdout through Modal's process API, input closed once wait() reported the exit, process output bounded", async () => {
+  const { client, controls } = await fakeModal()
   const lease = await modalSandbox({ client, workspace: local, maxOutputBytes: 2000 }).acquire(request())
   const child = await lease.runtime.spawn("cat")
   const writer = child.stdin.getWriter()
@@ -156,6 +249,12 @@ test("spawn: streamed stdin/stdout through Modal's process API, input closed aft
   expect(await reader.read()).toEqual({ done: true, value: undefined })
   expect(await child.wait()).toEqual({ exitCode: 0 })
   const done = await lease.runtime.spawn("true")
+  // Ended remotely but not yet reported by wait(): the write goes to Modal, which drops it.
+  await controls.exits.at(-1)
+  await new Promise((resolve) => setImmediate(resolve)) // the exit has reached every listener
+  const late = done.stdin.getWriter()
+  await late.write(new Uint8Array([1]))
+  late.releaseLock()
   expect(await done.wait()).toEqual({ exitCode: 0 })
   expectExact(await rejection(done.stdin.getWriter().write(new Uint8Array([1]))), Error, "Modal Sandbox process input is closed")
   const noisy = await lease.runtime.spawn("sh", ["-c", "yes | head -c 3000"])

@@ -1,15 +1,20 @@
 // daytonaSandbox (INVENTORY BS-3): a disposable Daytona Sandbox per lease, the Workspace
 // transferred into the relative guest directory `workspace` (lib/remote-sandbox.js). The
 // SDK (`@daytona/sdk`, an optional peer) is imported on first use unless a `client` is
-// given. The SDK surface used (docs/DOCKER-SANDBOX.md lists it):
+// given. The SDK surface used (docs/SANDBOX.md lists it; __test__/support/remote-sandbox-fakes.ts
+// is type-checked against the published types):
 //   client.create(params, { timeout, onSnapshotCreateLogs }) → sandbox (not abortable)
 //   sandbox.fs.uploadFile(buffer, path), sandbox.fs.downloadFile(path) → Buffer
 //   sandbox.process.executeCommand(command, cwd, env, timeoutSeconds) → { exitCode, result }
-//   sandbox.process.createSession(id), executeSessionCommand(id, { command, runAsync: true })
-//     → { cmdId }, getSessionCommandLogs(id, cmdId, onStdout, onStderr),
-//     getSessionCommand(id, cmdId) → { exitCode }, sendSessionCommandInput(id, cmdId, data),
-//     deleteSession(id)
+//   sandbox.process.createSession(id), executeSessionCommand(id, { command, runAsync: true,
+//     suppressInputEcho: true }) → { cmdId }, getSessionCommandLogs(id, cmdId, onStdout,
+//     onStderr), getSessionCommand(id, cmdId) → { exitCode }, sendSessionCommandInput(id,
+//     cmdId, data), deleteSession(id)
 //   sandbox.delete()
+//
+// Daytona records every command's text, so environment values never enter it: a command
+// gets them through executeCommand's `env` parameter; a session command (whose request has
+// no environment) sources them from a file uploaded beside it, removed before it starts.
 
 import { randomUUID } from "node:crypto"
 import { resolve } from "node:path"
@@ -64,11 +69,18 @@ async function loadClient(config) {
   return new Daytona(config)
 }
 
-function command(argv, env) {
-  const assignments = Object.entries(env ?? {}).map(([key, value]) => `${key}=${shellQuote(value)}`)
-  const words = argv.map(shellQuote)
-  return assignments.length === 0 ? words.join(" ") : `env ${assignments.join(" ")} ${words.join(" ")}`
+/** The command text Daytona runs and records: quoted words only, never a value of `env`. */
+function command(argv) {
+  return argv.map(shellQuote).join(" ")
 }
+
+/** `export NAME='value'` lines for a POSIX shell (names are validated by SandboxCommand). */
+function exports(env) {
+  return Object.entries(env).map(([key, value]) => `export ${key}=${shellQuote(value)}\n`).join("")
+}
+
+/** A copy of `env`, or undefined when it sets nothing. */
+const nonEmpty = (env) => (env !== undefined && Object.keys(env).length > 0 ? { ...env } : undefined)
 
 /** A ReadableStream fed by the session log callbacks. */
 function logStream() {
@@ -95,7 +107,7 @@ function adapter(config) {
     download: (sandbox, path) => sandbox.fs.downloadFile(path),
     async run(sandbox, argv, options) {
       const timeout = options.timeoutMs === undefined ? undefined : Math.ceil(options.timeoutMs / 1000)
-      const response = await sandbox.process.executeCommand(command(argv, options.env), options.cwd, undefined, timeout)
+      const response = await sandbox.process.executeCommand(command(argv), options.cwd, nonEmpty(options.env), timeout)
       // Daytona returns one combined output: it is stdout, stderr stays empty.
       return { exitCode: response.exitCode, stdout: String(response.result ?? ""), stderr: "" }
     },
@@ -103,8 +115,25 @@ function adapter(config) {
       const session = `aml-${randomUUID()}`
       const processApi = sandbox.process
       await processApi.createSession(session)
-      const line = options.cwd === undefined ? command(argv, options.env) : `cd ${shellQuote(options.cwd)} && ${command(argv, options.env)}`
-      const { cmdId } = await processApi.executeSessionCommand(session, { command: line, runAsync: true })
+      const steps = []
+      if (options.cwd !== undefined) steps.push(`cd ${shellQuote(options.cwd)}`)
+      steps.push(command(argv))
+      let cmdId
+      try {
+        const env = nonEmpty(options.env)
+        if (env !== undefined) {
+          const file = `/tmp/${session}.env`
+          await sandbox.fs.uploadFile(Buffer.from(exports(env)), file)
+          steps.splice(-1, 0, `. ${shellQuote(file)}`, `rm -f ${shellQuote(file)}`)
+        }
+        // Daytona echoes session input into the output by default; an ACP agent's stdout
+        // carries JSON-RPC, so the echo is suppressed.
+        const request = { command: steps.join(" && "), runAsync: true, suppressInputEcho: true }
+        ;({ cmdId } = await processApi.executeSessionCommand(session, request))
+      } catch (error) {
+        await Promise.resolve(processApi.deleteSession(session)).catch(() => {})
+        throw error
+      }
       const stdout = logStream()
       const stderr = logStream()
       const logs = Promise.resolve(processApi.getSessionCommandLogs(session, cmdId, stdout.push, stderr.push)).then(

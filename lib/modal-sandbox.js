@@ -1,16 +1,21 @@
 // modalSandbox (INVENTORY BS-4): a disposable Modal Sandbox per lease from a registry image,
-// the Workspace transferred into `/workspace` (lib/remote-sandbox.js). The SDK (`modal`, an
-// optional peer) is imported on first use unless a `client` is given. The SDK surface used
-// (docs/DOCKER-SANDBOX.md lists it):
+// the Workspace transferred into `/workspace` (lib/remote-sandbox.js). The SDK (`modal`
+// >= 0.9, an optional peer) is imported on first use unless a `client` is given. The SDK
+// surface used (docs/SANDBOX.md lists it; __test__/support/remote-sandbox-fakes.ts is
+// type-checked against the published types):
 //   client.apps.fromName(appName, { createIfMissing: true }) → app
 //   client.images.fromRegistry(image) → image
 //   client.sandboxes.create(app, image, create) → sandbox (not abortable)
-//   sandbox.exec(argv, { workdir, env, stdout: "pipe", stderr: "pipe" }) → process with
-//     stdin { writeBytes(bytes), close() }, stdout/stderr ReadableStreams, wait() → exit code
-//   sandbox.open(path, "w"|"r") → file { write(bytes), read() → bytes, close() }
+//   sandbox.exec(argv, { workdir, env, timeoutMs, mode, stdout: "pipe", stderr: "pipe" }) →
+//     process with stdin (a WritableStream with writeBytes), stdout/stderr ReadableStreams,
+//     wait() → exit code
+//   sandbox.filesystem.copyFromLocal(localPath, remotePath),
+//     sandbox.filesystem.copyToLocal(remotePath, localPath): whole files through a host file
 //   sandbox.terminate(); sandbox.sandboxId
 
-import { resolve } from "node:path"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 
 import { DEFAULT_IMAGE, DEFAULT_MAX_OUTPUT_BYTES, acquireRemote, isObject, optionString } from "./remote-sandbox.js"
 
@@ -59,11 +64,24 @@ async function readAllText(stream) {
   return Buffer.concat(chunks).toString("utf8")
 }
 
-function execOptions(options) {
-  const params = { stdout: "pipe", stderr: "pipe" }
+/** Modal's exec parameters; `binary` for a spawned process, whose bytes must not be decoded. */
+function execOptions(options, mode) {
+  const params = { mode, stdout: "pipe", stderr: "pipe" }
   if (options.cwd !== undefined) params.workdir = options.cwd
-  if (options.env !== undefined && Object.keys(options.env).length > 0) params.env = { ...options.env }
+  if (options.env !== undefined) params.env = { ...options.env }
+  // Modal ends the process itself at the deadline; lib/remote-sandbox.js still races it.
+  if (options.timeoutMs !== undefined) params.timeoutMs = options.timeoutMs
   return params
+}
+
+/** Runs `body(path)` with a path in a private host directory, removed afterwards. */
+async function withHostFile(body) {
+  const directory = await mkdtemp(join(tmpdir(), "aml-modal-transfer-"))
+  try {
+    return await body(join(directory, "archive.tar"))
+  } finally {
+    await rm(directory, { recursive: true, force: true })
+  }
 }
 
 function adapter(config) {
@@ -82,30 +100,25 @@ function adapter(config) {
       return modal.sandboxes.create(app, image, { ...config.create })
     },
     destroy: (sandbox) => sandbox.terminate(),
-    async upload(sandbox, path, bytes) {
-      const file = await sandbox.open(path, "w")
-      try {
-        await file.write(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      } finally {
-        await file.close()
-      }
-    },
-    async download(sandbox, path) {
-      const file = await sandbox.open(path, "r")
-      try {
-        return Buffer.from(await file.read())
-      } finally {
-        await file.close()
-      }
-    },
+    // Modal's filesystem API copies whole files between host paths and Sandbox paths.
+    upload: (sandbox, path, bytes) =>
+      withHostFile(async (local) => {
+        await writeFile(local, bytes, { mode: 0o600 })
+        await sandbox.filesystem.copyFromLocal(local, path)
+      }),
+    download: (sandbox, path) =>
+      withHostFile(async (local) => {
+        await sandbox.filesystem.copyToLocal(path, local)
+        return readFile(local)
+      }),
     async run(sandbox, argv, options) {
-      const child = await sandbox.exec(argv, execOptions(options))
-      await child.stdin?.close?.()
+      const child = await sandbox.exec(argv, execOptions(options, "text"))
+      await child.stdin.close()
       const [stdout, stderr, exitCode] = await Promise.all([readAllText(child.stdout), readAllText(child.stderr), child.wait()])
       return { exitCode, stdout, stderr }
     },
     async spawn(sandbox, argv, options) {
-      const child = await sandbox.exec(argv, execOptions(options))
+      const child = await sandbox.exec(argv, execOptions(options, "binary"))
       return {
         stdin: { write: (chunk) => child.stdin.writeBytes(chunk), close: () => child.stdin.close() },
         stdout: child.stdout,

@@ -3,7 +3,8 @@
 // remote session shell, unlike `docker exec`, may lead the group itself) and execs the
 // command, so kill() can end the group with a second command (`kill -KILL -- -<pgid>`); stdout and stderr
 // share the `maxOutputBytes` budget (`<label> process output exceeded <n> bytes`); writes
-// after stdin was closed fail with `<label> process input is closed`.
+// after stdin was closed, or after wait() reported the end, fail with
+// `<label> process input is closed`.
 
 import { randomUUID } from "node:crypto"
 
@@ -68,8 +69,6 @@ export async function remoteProcess(adapter, sandbox, prepared, config, killMark
     (error) => ({ error }),
   )
   settled.then(() => {
-    // A finished process reads nothing more: later writes get the documented error.
-    closed = true
     clearTimeout(timer)
     signal?.removeEventListener("abort", onAbort)
   })
@@ -82,6 +81,10 @@ export async function remoteProcess(adapter, sandbox, prepared, config, killMark
     kill,
     wait() {
       waiting ??= settled.then(({ error, exitCode }) => {
+        // Once wait() has reported the end, the process reads nothing more: later writes
+        // get the documented error. Not earlier, on the SDK's own exit notice: that arrives
+        // asynchronously, so a write issued right after spawn() would pass or fail by timing.
+        closed = true
         if (signal?.aborted) throw signal.reason
         if (error !== undefined) throw error
         if (!Number.isInteger(exitCode)) throw new Error(`${label} process completed without an exit code`)

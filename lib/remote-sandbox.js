@@ -4,6 +4,8 @@
 // extracted under the guest root), run `setup`, serve exec/spawn below the guest root
 // (refused under read-only access), and on release reconcile a read-write tree (download
 // the remote archive, Rust mirrors it into the host root) before destroying the Sandbox.
+// `maxOutputBytes` bounds the output of `exec()`/`spawn()` and `setup`, never the
+// Workspace transfer (lib/sandbox-transfer.js bounds that).
 //
 // A provider is an `adapter` over its SDK (lib/daytona-sandbox.js, lib/modal-sandbox.js):
 // { label, guestRoot, create(), destroy(sb), run(sb, argv, opts), upload(sb, path, bytes),
@@ -75,9 +77,9 @@ async function destroyAfter(adapter, sandbox, error, message) {
   throw error
 }
 
-async function hydrate(adapter, sandbox, source, config) {
+async function hydrate(adapter, sandbox, source) {
   const label = `${adapter.label} Workspace hydration failed`
-  const archive = await packTree(source, config.maxOutputBytes, label)
+  const archive = await packTree(source, label)
   const remote = `/tmp/aml-hydrate-${randomUUID()}.tar.gz`
   try {
     await adapter.upload(sandbox, remote, archive)
@@ -95,10 +97,11 @@ function commandFailed(adapter, step, result) {
   return new Error(`${adapter.label} ${step} failed with exit code ${result.exitCode}: ${(result.stderr || result.stdout).trim()}`)
 }
 
-async function reconcile(adapter, sandbox, source, config) {
+async function reconcile(adapter, sandbox, source) {
   const label = `${adapter.label} Workspace reconciliation failed`
   const remote = `/tmp/aml-reconcile-${randomUUID()}.tar.gz`
-  const result = await adapter.run(sandbox, ["sh", "-c", `tar -czf ${shellQuote(remote)} -C ${shellQuote(adapter.guestRoot)} .`], {})
+  // A bare `tar -cf`, no shell and no compressor: the image needs only `tar` to archive.
+  const result = await adapter.run(sandbox, ["tar", "-cf", remote, "-C", adapter.guestRoot, "."], {})
   if (result.exitCode !== 0) throw commandFailed(adapter, "Workspace reconciliation", result)
   let archive
   try {
@@ -106,10 +109,7 @@ async function reconcile(adapter, sandbox, source, config) {
   } catch (error) {
     throw new Error(`${label}: ${error?.message ?? String(error)}`, { cause: error })
   }
-  if (archive.byteLength > config.maxOutputBytes) {
-    throw new RangeError(`${label}: the remote archive exceeded ${config.maxOutputBytes} bytes`)
-  }
-  await mirrorArchive(archive, source, config.maxOutputBytes, label)
+  await mirrorArchive(archive, source, label)
 }
 
 /** Creation cannot be aborted: an abort rejects at once and destroys the late Sandbox. */
@@ -184,7 +184,7 @@ export async function acquireRemote(adapter, request, config) {
   const sandbox = await createRacing(adapter, request)
   const state = { sandbox, dead: false }
   try {
-    await hydrate(adapter, sandbox, source, config)
+    await hydrate(adapter, sandbox, source)
     if (config.setup !== undefined) {
       const result = await runBounded(adapter, state, ["sh", "-lc", config.setup], { cwd: guestPath(adapter.guestRoot, request.root, request.cwd), env: {}, signal }, config)
       if (result.exitCode !== 0) throw new Error(`${label} setup failed with exit code ${result.exitCode}: ${adapter.setupDetail(result)}`)
@@ -227,7 +227,7 @@ export async function acquireRemote(adapter, request, config) {
       let failure
       if (request.access === "read-write" && !state.dead) {
         try {
-          await reconcile(adapter, sandbox, source, config)
+          await reconcile(adapter, sandbox, source)
         } catch (error) {
           failure = error
         }
