@@ -71,7 +71,7 @@ async function cancelledRun(provider: any, server: ModelServer) {
   const pid = leaderPid(events)
   expect(exists(pid)).toBe(true)
   controller.abort()
-  expect(await rejection(pending)).toBe(controller.signal.reason)
+  expect((await rejection(pending)).cause).toBe(controller.signal.reason)
   expect(exists(pid)).toBe(false)
   const names = events.filter((e) => e.type === "event").map((e) => e.name)
   expect(names).toContain("acp.session.cancel")

@@ -181,7 +181,7 @@ describe("the session an Agent sees", () => {
     expect(permissions.every((p) => Object.isFrozen(p))).toBe(true)
   })
 
-  test("cancelling a sandboxed Agent releases the lease before the reason surfaces", async () => {
+  test("cancelling a sandboxed Agent releases the lease before its wrapped reason surfaces", async () => {
     const reason = new Error("stop")
     const controller = new AbortController()
     const agent = new DeterministicAgentProvider({
@@ -198,7 +198,7 @@ describe("the session an Agent sees", () => {
         <Agent>x</Agent>
       </Sandbox>
     )
-    expect(await rejection(runtime.evaluate(tree, { signal: controller.signal }))).toBe(reason)
+    expect((await rejection(runtime.evaluate(tree, { signal: controller.signal }))).cause).toBe(reason)
     expect(sandbox.releases).toEqual(["box-1"])
   })
 })

@@ -213,7 +213,7 @@ async function openInSandbox(profile, request, context, parts, spans, sessionSpa
     resourceErrors.push(...(await removeGuestState(name, sandbox, stateDirectory)))
     return { resourceErrors, sessionErrors: pump.killErrors }
   }
-  return { handle, launch, release }
+  return { handle, launch, release, waitFailure: pump.waitFailure }
 }
 
 async function openSession(profile, request, context, spans, sessionSpanId) {
@@ -222,12 +222,12 @@ async function openSession(profile, request, context, spans, sessionSpanId) {
     context.sandbox === undefined
       ? await openLocal(profile, request, context, parts)
       : await openInSandbox(profile, request, context, parts, spans, sessionSpanId)
-  const { handle, launch, release } = opened
+  const { handle, launch, release, waitFailure } = opened
   const structured =
     parts.submission === undefined
       ? undefined
       : { instruction: launch.structuredOutputInstruction ?? DEFAULT_INSTRUCTION, submission: parts.submission }
-  const session = new AcpSession(handle, spans, sessionSpanId, launch, profile.name, profile.installHint, release, structured)
+  const session = new AcpSession(handle, spans, sessionSpanId, launch, profile.name, profile.installHint, release, structured, waitFailure)
   await session.open(context.signal)
   return session
 }

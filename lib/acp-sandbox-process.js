@@ -2,7 +2,8 @@
 // session over an external process (src/acp_external.rs). The session owns the protocol;
 // this only moves bytes and facts: stdout/stderr chunks in (each feed awaits the session's
 // capacity, so a slow session stops us reading the guest), stdin bytes out, the exit in,
-// and the session's kill request out to `kill()`, whose failure is kept for cleanup.
+// and the session's kill request out to `kill()`, whose failure is kept for cleanup. A
+// rejected `wait()` (not an exit) is kept too: the session's wait failure rethrows it.
 
 import { constants } from "node:os"
 
@@ -64,17 +65,21 @@ function exitOf(outcome) {
 
 /**
  * Connects `child` to the native session `handle`. `done` settles when every pipe, the exit
- * report and the kill have finished; `killErrors` holds a failed kill().
+ * report and the kill have finished; `killErrors` holds a failed kill(); `waitFailure()` is
+ * `wait()`'s rejection once it was reported to the session as a wait failure (not a signal).
  */
 export function pumpSandboxProcess(handle, child) {
   const killErrors = []
+  let waitFailure
   const exited = child.wait().then(
     (value) => ({ value }),
     (error) => ({ error }),
   )
   const reported = exited.then((outcome) => {
+    const exit = exitOf(outcome)
+    if (exit[2] !== null) waitFailure = { error: outcome.error }
     try {
-      acpExternalExited(handle, ...exitOf(outcome))
+      acpExternalExited(handle, ...exit)
     } catch {
       // Released already.
     }
@@ -96,5 +101,5 @@ export function pumpSandboxProcess(handle, child) {
     reported,
     killed,
   ])
-  return { done, killErrors }
+  return { done, killErrors, waitFailure: () => waitFailure }
 }

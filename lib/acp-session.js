@@ -15,9 +15,17 @@ import {
   acpSessionRelease,
 } from "./native.js"
 
-function failure(event, hint) {
+/**
+ * The Error of a failed event. A wait failure of a Sandbox process is the launcher's own
+ * `wait()` rejection (`waitFailure`), not an Error rebuilt from its message.
+ */
+function failure(event, hint, waitFailure) {
   if (event.errorKind === "spawn" && event.code === "ENOENT" && hint !== undefined) {
     return new Error(`${event.message}. ${hint}`)
+  }
+  if (event.errorKind === "wait") {
+    const observed = waitFailure?.()
+    if (observed !== undefined) return observed.error
   }
   return new Error(event.message)
 }
@@ -63,8 +71,10 @@ export class AcpSession {
 
   #releaseResources
   #structured
+  #waitFailure
 
-  constructor(handle, spans, sessionSpanId, launch, providerName, hint, releaseResources, structured) {
+  constructor(handle, spans, sessionSpanId, launch, providerName, hint, releaseResources, structured, waitFailure) {
+    this.#waitFailure = waitFailure
     this.#releaseResources = releaseResources
     this.#structured = structured
     structured?.submission.attach((name, attributes, sensitive) => this.#point(name, attributes, sensitive))
@@ -153,7 +163,7 @@ export class AcpSession {
       this.#point("acp.session.created", { sessionId: event.sessionId })
       return
     }
-    const error = signal.aborted ? signal.reason : failure(event, this.#hint)
+    const error = signal.aborted ? signal.reason : failure(event, this.#hint, this.#waitFailure)
     // Start-up failed: the native side cleans up on its own; report it and release.
     const closed = merge(await this.#until(), await this.#release())
     const cleanup = cleanupError(closed, this.#providerName)
@@ -178,7 +188,7 @@ export class AcpSession {
       this.#point("acp.session.prompt.submitted", { sessionId: this.#sessionId }, { prompt })
       acpSessionPrompt(this.#handle, prompt)
       const event = await this.#until()
-      if (event.kind !== "completed") throw failure(event, this.#hint)
+      if (event.kind !== "completed") throw failure(event, this.#hint, this.#waitFailure)
       const end = { sessionId: this.#sessionId, stopReason: event.stopReason }
       if (event.usage !== undefined) end.usage = event.usage
       this.#point("acp.session.prompt.completed", end)

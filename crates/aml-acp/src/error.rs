@@ -13,6 +13,10 @@ pub enum ErrorKind {
     Protocol,
     /// The agent process exited while we waited for it.
     Exited,
+    /// Waiting for the agent process failed (its launcher could not observe it), so whether
+    /// and how it exited is unknown. For a Sandbox process the facade rethrows the launcher's
+    /// own `wait()` rejection instead of this message.
+    Wait,
     /// The agent answered a request with a JSON-RPC error.
     Agent,
     /// The agent lacks something the session needs (MCP transport, configuration).

@@ -126,6 +126,10 @@ struct Actor {
     limits: Limits,
     execution_id: String,
     exit: Option<Result<ExitStatus, ProcessError>>,
+    /// The exit fact of an exit seen during start-up: it is reported by `close()`, after the
+    /// kill facts, so a session that could not be set up always reads spawn, start, kill,
+    /// exit (the exit itself still explains the start-up failure).
+    deferred_exit: Option<Event>,
     session_id: String,
 }
 
@@ -290,6 +294,7 @@ fn actor(
         limits,
         execution_id,
         exit: None,
+        deferred_exit: None,
         session_id: String::new(),
     }
 }
@@ -509,20 +514,29 @@ impl Actor {
                 Ok(ExitStatus::Signaled(_)) => self.fact("exited", None),
                 Err(_) => self.fact("wait_failed", None),
             };
-            self.emit(fact).await;
+            if phase == DURING_START {
+                self.deferred_exit = Some(fact);
+            } else {
+                self.emit(fact).await;
+            }
         }
-        let drain = self.limits.exit_drain;
-        let _ = timeout(drain, self.conn.reader_done.cancelled()).await;
-        let _ = timeout(drain, self.conn.stderr_done.cancelled()).await;
+        // An exited process's output ends soon: read it first. A process that could not be
+        // observed may still be running, and its output would only end with the kill.
+        if status.is_ok() {
+            let drain = self.limits.exit_drain;
+            let _ = timeout(drain, self.conn.reader_done.cancelled()).await;
+            let _ = timeout(drain, self.conn.stderr_done.cancelled()).await;
+        }
         if let Ok(Ok(reply)) = rx.try_recv() {
             return Ok(reply);
         }
         let tail = self.conn.shared.stderr_tail();
         Err(match status {
             Ok(status) => AcpError::exited(status, phase, &tail),
-            Err(error) => {
-                AcpError::protocol(format!("ACP Agent process could not be observed: {error}"))
-            }
+            Err(error) => AcpError::new(
+                ErrorKind::Wait,
+                format!("ACP Agent process could not be observed: {error}"),
+            ),
         })
     }
 
@@ -533,6 +547,9 @@ impl Actor {
         self.emit(self.fact("kill_requested", None)).await;
         self.process.kill(self.limits.kill_grace).await;
         self.emit(self.fact("kill_completed", None)).await;
+        if let Some(fact) = self.deferred_exit.take() {
+            self.emit(fact).await;
+        }
         if self.exit.is_none() {
             match self.process.wait().await {
                 Ok(ExitStatus::Exited(code)) => self.emit(self.fact("exited", Some(code))).await,

@@ -123,3 +123,27 @@ async fn an_external_exit_during_a_turn_carries_the_stderr_tail() {
     );
     close(&session).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_wait_during_a_turn_is_a_wait_failure_not_an_exit() {
+    let (agent, port) = external("sandbox-test:2".into());
+    let (_, pid) = supervise(Arc::clone(&port)).await;
+    let session = Agent::from(Session::start_external(config(&[]), agent));
+    until(&session, is_terminal).await;
+    session.prompt("honour-cancel".into());
+    until(&session, |e| matches!(e, Event::Update { .. })).await;
+    // The supervisor cannot observe the process any more (a remote wait() rejected).
+    port.exited(ExternalExit::Failed("remote wait failed".into()));
+    let events = until(&session, is_terminal).await;
+    let error = failure(&events);
+    assert_eq!(error.kind, aml_acp::ErrorKind::Wait);
+    assert_eq!(
+        error.message,
+        "ACP Agent process could not be observed: Sandbox process wait failed: remote wait failed"
+    );
+    assert_eq!(states(&events), ["wait_failed"]);
+    // Nothing claims an exit afterwards: cleanup only kills.
+    let closed = close(&session).await;
+    assert_eq!(states(&closed), ["kill_requested", "kill_completed"]);
+    assert!(!alive(pid));
+}

@@ -41,7 +41,17 @@ async fn an_exit_during_start_up_names_the_phase() {
         failure(&opened).message,
         "ACP Agent process exited with code 7 before its ACP session was ready: cannot start: missing credentials"
     );
-    close(&session).await;
+    // The exit explains the failure, but its fact follows the cleanup's kill facts.
+    assert_eq!(states(&opened), ["spawn_requested", "started"]);
+    let closed = close(&session).await;
+    assert_eq!(
+        states(&closed),
+        ["kill_requested", "kill_completed", "exited"]
+    );
+    match closed.iter().rev().find(|e| matches!(e, Event::Process(_))) {
+        Some(Event::Process(fact)) => assert_eq!(fact.exit_code, Some(7)),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
