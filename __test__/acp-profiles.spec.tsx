@@ -5,12 +5,15 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { z } from "zod"
 
-import { Agent, AmlRuntime, FollowUp, codexAgent, copilotAgent, glmAgent, opencodeAgent } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, FollowUp, Sandbox, Tool, codexAgent, copilotAgent, defineTool, evaluate, glmAgent, opencodeAgent } from "@aml-jsx/sdk"
+import { DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
 import { SCRIPTED_AGENT } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
+import { traced } from "./support/trace.js"
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "aml-acp-profiles-")))
 afterAll(() => rmSync(dir, { force: true, recursive: true }))
@@ -150,6 +153,91 @@ describe("copilotAgent", () => {
     expect(first).toBe("<SYSTEM>\nAnswer briefly.\n</SYSTEM>\n\necho-prompt")
   })
 
+  describe("the --auth-token-env variable", () => {
+    afterEach(() => vi.unstubAllEnvs())
+    const tokenFlag = (argv: string[]) => argv.filter((arg) => arg.startsWith("--auth-token-env="))
+    const ambient = () => {
+      vi.stubEnv("COPILOT_GITHUB_TOKEN", "ambient-copilot")
+      vi.stubEnv("GH_TOKEN", "ambient-gh")
+      vi.stubEnv("GITHUB_TOKEN", "ambient-github")
+    }
+
+    it("is the first token variable of the explicit env, even when ambient ones come earlier", async () => {
+      ambient()
+      const seen = await observe(copilotAgent({ command: wrapper, env: { GITHUB_TOKEN: "explicit" } }), ["GITHUB_TOKEN"])
+      expect(tokenFlag(seen.argv)).toEqual(["--auth-token-env=GITHUB_TOKEN"])
+      const both = await observe(copilotAgent({ command: wrapper, env: { GH_TOKEN: "a", GITHUB_TOKEN: "b" } }), ["GH_TOKEN"])
+      expect(tokenFlag(both.argv)).toEqual(["--auth-token-env=GH_TOKEN"])
+    })
+
+    it("falls back to the inherited environment on the host only", async () => {
+      ambient()
+      const host = await observe(copilotAgent({ command: wrapper }), ["HOME"])
+      expect(tokenFlag(host.argv)).toEqual(["--auth-token-env=COPILOT_GITHUB_TOKEN"])
+      vi.stubEnv("COPILOT_GITHUB_TOKEN", undefined)
+      const next = await observe(copilotAgent({ command: wrapper }), ["HOME"])
+      expect(tokenFlag(next.argv)).toEqual(["--auth-token-env=GH_TOKEN"])
+
+      // A Sandbox guest does not inherit this process's environment: no ambient variable.
+      const spawned: string[][] = []
+      const sandboxProvider = new DeterministicSandboxProvider({
+        exec: (command) => ({ exitCode: 0, stderr: "", stdout: command === "pwd" ? "/guest\n" : "" }),
+        spawn(_command, args) {
+          spawned.push([...args])
+          return Object.freeze({
+            id: "copilot-guest",
+            async kill() {},
+            stderr: new ReadableStream({ start: (c) => c.close() }),
+            stdin: new WritableStream(),
+            stdout: new ReadableStream({ start: (c) => c.close() }),
+            async wait() {
+              return { exitCode: 0 }
+            },
+          }) as any
+        },
+      })
+      const inSandbox = (env?: Record<string, string>) =>
+        rejection(
+          new AmlRuntime({ agentProvider: copilotAgent(env === undefined ? {} : { env }) }).evaluate(
+            <Sandbox access="read-write" provider={sandboxProvider}>
+              <Agent>x</Agent>
+            </Sandbox>,
+          ),
+        )
+      await inSandbox()
+      await inSandbox({ GITHUB_TOKEN: "explicit" })
+      expect(spawned.map(tokenFlag)).toEqual([[], ["--auth-token-env=GITHUB_TOKEN"]])
+    })
+  })
+
+  it("names JS Tools and the structured-output submit tool by their Copilot-qualified names", async () => {
+    const probe = defineTool({ description: "A probe", execute: () => "ok", input: z.object({}), name: "probe_tool" })
+    const runtime = new AmlRuntime({ agentProvider: copilotAgent({ command: wrapper, env: { AML_TEST_MCP_HTTP: "1" } }) })
+    const events = traced(runtime, true)
+    async function Structured() {
+      await evaluate(
+        <Agent system="Be exact.">
+          <Tool use={probe} />
+          echo-prompt
+        </Agent>,
+        z.object({ done: z.boolean() }),
+      ).catch(() => undefined)
+      return "settled"
+    }
+    expect(await runtime.evaluate(<Structured />)).toBe("settled")
+    const prompt: string = events.find((e) => e.name === "acp.session.prompt.submitted").attributes.prompt
+    const server = /^- probe_tool: (aml_[a-f0-9]{32})-probe_tool$/m.exec(prompt)?.[1]
+    expect(server).toBeDefined()
+    expect(prompt).toBe(
+      [
+        "<SYSTEM>\nBe exact.\n</SYSTEM>",
+        `AML JavaScript Tools use these Copilot MCP tool names:\n- probe_tool: ${server}-probe_tool`,
+        "echo-prompt",
+        `Call the Copilot MCP tool "${server}-aml_submit_result" once with the final value in its result field. If the Tool returns an error, correct the result and retry the call. After the Tool accepts a result, do not call it again. Do not return a substitute JSON value only as message text.`,
+      ].join("\n\n"),
+    )
+  })
+
   it("validates options", () => {
     typeError(() => copilotAgent(5 as any), "Copilot Agent options must be an object")
     for (const key of ["command", "model", "workingDirectory"]) {
@@ -214,12 +302,13 @@ describe("opencodeAgent", () => {
       XDG_DATA_HOME: join(state, "data"),
       XDG_STATE_HOME: join(state, "state"),
     })
-    expect(JSON.parse(seen.vars.OPENCODE_CONFIG_CONTENT!)).toEqual({
+    const config = JSON.parse(seen.vars.OPENCODE_CONFIG_CONTENT!)
+    expect(config).toEqual({
       agent: {
         aml: {
           mode: "primary",
-          permission: { bash: "deny", edit: "allow", webfetch: "deny", websearch: "deny", write: "allow" },
-          tools: { bash: false, edit: true, webfetch: false, websearch: false, write: true },
+          permission: { "*": "allow", bash: "deny", webfetch: "deny", websearch: "deny" },
+          tools: { "*": true, bash: false, webfetch: false, websearch: false },
         },
         review: { mode: "subagent" },
       },
@@ -227,6 +316,16 @@ describe("opencodeAgent", () => {
       model: "local/scripted",
       share: "disabled",
     })
+    // OpenCode applies the last matching rule: the wildcard comes first, the denials after it.
+    expect(Object.keys(config.agent.aml.permission)).toEqual(["*", "bash", "webfetch", "websearch"])
+    expect(Object.keys(config.agent.aml.tools)).toEqual(["*", "bash", "webfetch", "websearch"])
+  })
+
+  it("allows everything with one wildcard rule when nothing is withheld", async () => {
+    const provider = opencodeAgent({ command: wrapper })
+    const seen = await observe(provider, ["OPENCODE_CONFIG_CONTENT"], {})
+    const config = JSON.parse(seen.vars.OPENCODE_CONFIG_CONTENT!)
+    expect(config.agent.aml).toEqual({ mode: "primary", permission: { "*": "allow" }, tools: { "*": true } })
   })
 
   it("keeps config.model without a model option and denies edits when read-only", async () => {
@@ -234,7 +333,9 @@ describe("opencodeAgent", () => {
     const seen = await observe(provider, ["OPENCODE_CONFIG_CONTENT"], { permissions: { filesystem: "read-only" } })
     const config = JSON.parse(seen.vars.OPENCODE_CONFIG_CONTENT!)
     expect(config.model).toBe("from-config")
-    expect(config.agent.aml.tools).toEqual({ bash: true, edit: false, webfetch: true, websearch: true, write: false })
+    expect(config.agent.aml.tools).toEqual({ "*": true, edit: false, write: false })
+    expect(Object.keys(config.agent.aml.permission)).toEqual(["*", "edit", "write"])
+    expect(config.agent.aml.permission).toEqual({ "*": "allow", edit: "deny", write: "deny" })
   })
 
   it("validates options", () => {

@@ -1,10 +1,12 @@
 // copilotAgent (INVENTORY BA-2): `copilot --acp` with private state, non-interactive flags,
 // AML permissions as deny rules and tool exclusions, system text and the bridge's tool names
-// as a first-turn prelude.
+// as a first-turn prelude; the structured-output instruction names the submit tool by the
+// qualified name Copilot gives MCP tools (`<server>-<tool>`).
 
 import { join } from "node:path"
 
 import { createAcpAgentProvider } from "../acp-agent-provider.js"
+import { SUBMIT_TOOL } from "../acp-structured.js"
 import { envRecord, oneOf, optionalString, readOnly, readOptions, stringArgs, systemPrelude } from "./agent-options.js"
 
 const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -40,6 +42,23 @@ function prelude(request, serverName) {
   return parts.length === 0 ? undefined : parts.join("\n\n")
 }
 
+/**
+ * The token variable Copilot authenticates with: the first of TOKEN_VARIABLES set in the
+ * explicit `env` option; only when none is and the launch inherits this process's
+ * environment (a host launch), the first one set there. An explicit token never loses to
+ * an ambient one, and a Sandbox launch never names a variable its guest does not get.
+ */
+function tokenVariable(env, inheritsProcessEnvironment) {
+  const explicit = TOKEN_VARIABLES.find((name) => env[name] !== undefined)
+  if (explicit !== undefined || !inheritsProcessEnvironment) return explicit
+  return TOKEN_VARIABLES.find((name) => process.env[name] !== undefined)
+}
+
+/** The structured-output instruction with Copilot's qualified name of the submit tool. */
+function structuredInstruction(serverName) {
+  return `Call the Copilot MCP tool "${serverName}-${SUBMIT_TOOL}" once with the final value in its result field. If the Tool returns an error, correct the result and retry the call. After the Tool accepts a result, do not call it again. Do not return a substitute JSON value only as message text.`
+}
+
 /** The GitHub Copilot ACP Agent provider (`name: "copilot"`). */
 export function copilotAgent(options) {
   const o = readOptions(options, "Copilot")
@@ -51,10 +70,7 @@ export function copilotAgent(options) {
   const reasoningEffort = oneOf(o.reasoningEffort, EFFORTS, "Copilot reasoningEffort is unsupported")
   const profile = {
     createLaunch({ amlMcpServerName, inheritsProcessEnvironment, request, stateDirectory }) {
-      // The token variable is looked up in `env`, and on the host only when it is inherited.
-      const token = TOKEN_VARIABLES.find(
-        (name) => env[name] !== undefined || (inheritsProcessEnvironment && process.env[name] !== undefined),
-      )
+      const token = tokenVariable(env, inheritsProcessEnvironment)
       const launchArgs = [
         ...args,
         "--acp",
@@ -72,13 +88,15 @@ export function copilotAgent(options) {
         ...(reasoningEffort === undefined ? [] : [`--reasoning-effort=${reasoningEffort}`]),
         ...permissionFlags(request.permissions),
       ]
-      return {
+      const launch = {
         args: launchArgs,
         command,
         env: { ...env, COPILOT_HOME: stateDirectory, HOME: stateDirectory },
         initialPromptPrefix: prelude(request, amlMcpServerName),
         permissionPolicy: "allow_always",
       }
+      if (amlMcpServerName !== undefined) launch.structuredOutputInstruction = structuredInstruction(amlMcpServerName)
+      return launch
     },
     name: "copilot",
     workingDirectory,

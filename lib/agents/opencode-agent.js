@@ -33,17 +33,23 @@ function jsonSnapshot(value, seen = new Set()) {
   return out
 }
 
+/**
+ * The AML agent's native controls: everything allowed first (`"*"`), then one denial per
+ * capability the request's permissions withhold. OpenCode applies the last matching rule, so
+ * the wildcard must come before the denials (JSON key order is the rule order).
+ */
 function agentProfile(permissions) {
-  const allowed = {
-    bash: permissions.shell,
-    edit: permissions.filesystem !== "read-only",
-    webfetch: permissions.network,
-    websearch: permissions.network,
-    write: permissions.filesystem !== "read-only",
+  const denied = []
+  if (permissions.filesystem === "read-only") denied.push("edit", "write")
+  if (!permissions.shell) denied.push("bash")
+  if (!permissions.network) denied.push("webfetch", "websearch")
+  const permission = { "*": "allow" }
+  const tools = { "*": true }
+  for (const tool of denied) {
+    permission[tool] = "deny"
+    tools[tool] = false
   }
-  const permission = {}
-  for (const [tool, on] of Object.entries(allowed)) permission[tool] = on ? "allow" : "deny"
-  return { mode: "primary", permission, tools: allowed }
+  return { mode: "primary", permission, tools }
 }
 
 /** The OpenCode ACP Agent provider (`name: "opencode"`). */
