@@ -461,7 +461,7 @@ describe("docs/concepts.mdx and docs-next concepts", () => {
     )
   })
 
-  test("Cancellation and failure: an aborted signal stops the evaluation with its reason", async () => {
+  test("Cancellation and failure: an aborted signal stops the evaluation; the cancelled Agent's wrapper carries the reason", async () => {
     const provider = {
       name: "p",
       run(_request: any, context: any) {
@@ -484,8 +484,9 @@ describe("docs/concepts.mdx and docs-next concepts", () => {
     } finally {
       clearTimeout(timeout)
     }
-    expect(error).toBe(controller.signal.reason)
-    expect(error.name).toBe("AbortError")
+    expect(error.message).toBe('Agent "p" (span-1) failed')
+    expect(error.cause).toBe(controller.signal.reason)
+    expect(error.cause.name).toBe("AbortError")
   })
 })
 

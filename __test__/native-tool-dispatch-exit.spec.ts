@@ -27,7 +27,7 @@ console.log(await new AmlRuntime({ agentProvider: ok }).evaluate(tree))
 const controller = new AbortController()
 setTimeout(() => controller.abort(new Error("bye")), 20)
 const stopped = nativeScriptedProvider({ steps: [{ tool: "stuck", input: {} }] })
-await new AmlRuntime({ agentProvider: stopped }).evaluate(tree, { signal: controller.signal }).catch((e) => console.log(e.message))
+await new AmlRuntime({ agentProvider: stopped }).evaluate(tree, { signal: controller.signal }).catch((e) => console.log(e.cause.message))
 `
 
 it("a script that uses the native provider exits by itself", async () => {

@@ -157,7 +157,7 @@ describe("cancellation", () => {
       name: "stuck",
     })
 
-  it("settles the pending native call with the abort reason and rejects with it", async () => {
+  it("settles the pending native call with the abort reason; the Agent's wrapper carries it", async () => {
     const started = deferred()
     const seen: AbortSignal[] = []
     const provider = nativeScriptedProvider({ steps: [{ input: { a: 1, b: 2 }, tool: "add" }, { input: {}, tool: "stuck" }, { input: { a: 0, b: 0 }, tool: "add" }] })
@@ -169,7 +169,7 @@ describe("cancellation", () => {
     )
     await started.promise
     controller.abort(reason)
-    expect(await failureOf(() => evaluation)).toBe(reason)
+    expect((await failureOf(() => evaluation)).cause).toBe(reason)
     expect(seen[0].aborted).toBe(true)
     const [report] = provider.reports
     expect(report.cancelled).toBe(true)
@@ -190,7 +190,7 @@ describe("cancellation", () => {
     const evaluation = new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={tool} />go</Agent>, { signal: controller.signal })
     await allStarted.promise
     controller.abort(new RangeError("enough"))
-    expect(await failureOf(() => evaluation)).toBeInstanceOf(RangeError)
+    expect((await failureOf(() => evaluation)).cause).toBeInstanceOf(RangeError)
     expect(seen.every((signal) => signal.aborted)).toBe(true)
     const outcomes = lines(provider.reports[0].text)
     expect(outcomes).toEqual(Array(20).fill({ kind: "cancelled", message: "enough", name: "RangeError", ok: false }))

@@ -181,7 +181,7 @@ describe("AbstractAgentProvider under AmlRuntime", () => {
       },
     })
     const runtime = new AmlRuntime({ agentProvider: provider, trace: sink })
-    expect(await rejection(runtime.evaluate(<Agent>x</Agent>, { signal: controller.signal }))).toBe(reason)
+    expect((await rejection(runtime.evaluate(<Agent>x</Agent>, { signal: controller.signal }))).cause).toBe(reason)
     await closed
     await new Promise((resolve) => setImmediate(resolve))
     expect(provider.log).toEqual(["open:x", "turn:x", "abort after 1 event(s)", "close"])

@@ -79,8 +79,9 @@ describe("staging", () => {
     expect(existsSync(boom.calls[0].skills[0].path)).toBe(false)
     const controller = new AbortController()
     const aborted = setup(() => (controller.abort("halt"), Promise.reject("halt")))
-    const reason = await failureOf(() => aborted.runtime.evaluate(<Agent><Skill src="fails" />x</Agent>, { signal: controller.signal }))
-    expect(reason).toBe("halt")
+    const wrapped = await failureOf(() => aborted.runtime.evaluate(<Agent><Skill src="fails" />x</Agent>, { signal: controller.signal }))
+    expectError(wrapped, EvaluationError, 'Agent "p" (span-1) failed')
+    expect(wrapped.cause).toBe("halt")
     expect(readdirSync(staging)).toEqual([])
   })
 

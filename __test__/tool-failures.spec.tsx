@@ -81,7 +81,9 @@ describe("hostile executors and providers", () => {
       },
     }
     const error = await failureOf(() => new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={hang} />go</Agent>, { signal: controller.signal }))
-    expect(error).toBe(reason)
+    // The provider returned the Tool call, which rejected with the reason: the Agent wraps it.
+    expect(error.message).toBe('Agent "p" (span-1) failed')
+    expect(error.cause).toBe(reason)
     expect(await failureOf(() => toolCall)).toBe(reason)
     expect(executorSignal?.aborted).toBe(true)
   })
@@ -143,7 +145,9 @@ describe("hostile executors and providers", () => {
       },
     }
     const error = await failureOf(() => new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={hang} />go</Agent>, { signal: controller.signal }))
-    expect(error).toBe(reason)
+    // The provider returned the Tool call, which rejected with the reason: the Agent wraps it.
+    expect(error.message).toBe('Agent "p" (span-1) failed')
+    expect(error.cause).toBe(reason)
     expect(await failureOf(() => toolCall)).toBe(reason)
     expect(executorSignal).toBe(narrow.signal)
     expect(narrow.signal.aborted).toBe(false)

@@ -78,7 +78,9 @@ export async function runCommand(options) {
     process.stdout.write(options.json ? `${JSON.stringify({ runId, durationMs, success: true, result }, null, 2)}\n` : `${result}\n`)
     return 0
   } catch (error) {
-    stderrLine(formatFailure(error))
+    // An interrupted run reports the interruption (docs/CLI.md), not the error it surfaced
+    // as: an Agent cancelled by the signal rejects with its wrapper around the reason.
+    stderrLine(formatFailure(cancellation.exitCode === undefined ? error : cancellation.signal.reason))
     return cancellation.exitCode ?? 1
   } finally {
     cancellation.dispose()
