@@ -12,6 +12,9 @@ import { traced } from "./support/trace.js"
 
 const LEASE = { directory: "/w", handle: { kind: "h" }, id: "lease-1" }
 
+const run = (provider: unknown, tree: any, signal?: AbortSignal) =>
+  new AmlRuntime({ workspaceProvider: provider as any }).evaluate(tree, signal ? { signal } : undefined)
+
 /** A provider whose acquire() answers `make(release)`; records what the lease was asked. */
 function leasing(make: (release: () => Promise<void>, save: (r: unknown) => Promise<void>) => unknown) {
   const calls: string[] = []
@@ -73,6 +76,84 @@ describe("lease validation", () => {
     expect(calls).toEqual(releases ? ["release"] : [])
   })
 
+  test("ids and directories must equal their trim", async () => {
+    for (const [key, value, message] of [
+      ["id", " lease-1", "returned a lease with an invalid id"],
+      ["id", "lease-1\n", "returned a lease with an invalid id"],
+      ["directory", "/w ", "returned a lease with an invalid directory"],
+    ]) {
+      const { provider, calls } = leasing((release, save) => ({ ...LEASE, [key]: value, release, save }))
+      const error = await rejection(new AmlRuntime({ workspaceProvider: provider }).evaluate(<Workspace>x</Workspace>))
+      expectExact(error, TypeError, `Workspace provider "p" ${message}`)
+      expect(calls).toEqual(["release"])
+    }
+  })
+
+  test("the lease is read once, release first, then save, directory, handle and id", async () => {
+    const reads: string[] = []
+    const target = { ...LEASE, release: async () => {}, save: async () => {} }
+    const lease = new Proxy(target, {
+      get(object, key, receiver) {
+        if (typeof key === "string") reads.push(key)
+        return Reflect.get(object, key, receiver)
+      },
+    })
+    const provider = { name: "p", acquire: async () => lease }
+    await expect(new AmlRuntime({ workspaceProvider: provider }).evaluate(<Workspace>x</Workspace>)).resolves.toBe("x")
+    // `then` is how the awaited acquisition checks for a thenable; every lease field once.
+    expect(reads.filter((key) => key !== "then")).toEqual(["release", "save", "directory", "handle", "id"])
+  })
+
+  test("an abort raised by a later accessor comes first; the lease is released once", async () => {
+    for (const key of ["save", "directory", "id"]) {
+      const controller = new AbortController()
+      const reason = new Error(`stop in ${key}`)
+      const failure = new Error(`${key} unreadable`)
+      const release = vi.fn(async () => {})
+      const lease = Object.defineProperty({ ...LEASE, release, save: async () => {} }, key, {
+        get() {
+          controller.abort(reason)
+          throw failure
+        },
+      })
+      const provider = { name: "p", acquire: async () => lease }
+      const error = await rejection(
+        new AmlRuntime({ workspaceProvider: provider }).evaluate(<Workspace>x</Workspace>, { signal: controller.signal }),
+      )
+      expectExact(error, AggregateError, 'Workspace provider "p" returned an invalid lease and cleanup failed or raced cancellation')
+      expect(error.errors[0]).toBe(reason)
+      expect(error.errors[1]).toBeInstanceOf(TypeError)
+      expect(error.errors[1].cause).toBe(failure)
+      expect(error.errors).toHaveLength(2)
+      expect(release).toHaveBeenCalledOnce()
+    }
+  })
+
+  test("an abort during the invalid lease's release, which then fails: reason, TypeError, release failure", async () => {
+    const controller = new AbortController()
+    const reason = new Error("stop")
+    const cleanup = new Error("cleanup")
+    const provider = {
+      name: "p",
+      acquire: async () => ({
+        ...LEASE,
+        directory: "",
+        save: async () => {},
+        release: async () => {
+          controller.abort(reason)
+          throw cleanup
+        },
+      }),
+    }
+    const error = await rejection(
+      new AmlRuntime({ workspaceProvider: provider }).evaluate(<Workspace>x</Workspace>, { signal: controller.signal }),
+    )
+    expectExact(error, AggregateError, 'Workspace provider "p" returned an invalid lease and cleanup failed or raced cancellation')
+    expect(error.errors[0]).toBe(reason)
+    expectExact(error.errors[1], TypeError, 'Workspace provider "p" returned a lease with an invalid directory')
+    expect(error.errors[2]).toBe(cleanup)
+  })
+
   test("an invalid lease whose release fails is an AggregateError", async () => {
     const cleanup = new Error("cleanup")
     const provider = { name: "p", acquire: async () => ({ ...LEASE, id: "", release: async () => Promise.reject(cleanup), save: async () => {} }) }
@@ -125,13 +206,12 @@ describe("cancellation races", () => {
     expect(error.errors).toEqual([reason, cleanup])
   })
 
-  test("an invalid lease delivered after the abort", async () => {
+  test("an invalid lease delivered after the abort is given back if it can be: the reason alone", async () => {
     const calls: string[] = []
     const { provider, started } = lateLease(() => ({ ...LEASE, directory: "", release: async () => void calls.push("release"), save: async () => {} }))
     const { error, reason } = await cancelled(provider, started)
-    expectExact(error, AggregateError, 'Workspace provider "p" completed cancelled acquisition with an invalid lease')
-    expect(error.errors[0]).toBe(reason)
-    expectExact(error.errors[1], TypeError, 'Workspace provider "p" returned a lease with an invalid directory')
+    // With the cleanup authority read, nothing else of a cancelled lease is looked at.
+    expect(error).toBe(reason)
     expect(calls).toEqual(["release"])
   })
 
@@ -151,8 +231,9 @@ describe("cancellation races", () => {
       new AmlRuntime({ workspaceProvider: provider }).evaluate(<Workspace>x</Workspace>, { signal: controller.signal }),
     )
     expectExact(error, AggregateError, 'Workspace provider "p" returned an invalid lease and cleanup failed or raced cancellation')
-    expectExact(error.errors[0], TypeError, 'Workspace provider "p" returned a lease with an invalid id')
-    expect(error.errors[1]).toBe(reason)
+    // The cancellation comes first, then the validation error.
+    expect(error.errors[0]).toBe(reason)
+    expectExact(error.errors[1], TypeError, 'Workspace provider "p" returned a lease with an invalid id')
   })
 
   test("a provider that ignores the abort is abandoned after the grace; its late lease is released", async () => {
@@ -206,9 +287,6 @@ describe("cancellation races", () => {
 })
 
 describe("completion", () => {
-  const run = (provider: unknown, tree: any, signal?: AbortSignal) =>
-    new AmlRuntime({ workspaceProvider: provider as any }).evaluate(tree, signal ? { signal } : undefined)
-
   test("save runs per policy and outcome, release always, each exactly once", async () => {
     const cases: [unknown, boolean, string[]][] = [
       [undefined, true, ["release"]],
@@ -302,6 +380,108 @@ describe("completion", () => {
   })
 })
 
+describe("cancellation during completion", () => {
+  /** A provider whose save waits until the test lets it go; the abort lands meanwhile. */
+  function slowSave(releaseError?: Error) {
+    const saveStarted = deferred()
+    const finishSave = deferred()
+    const calls: string[] = []
+    const provider = {
+      name: "p",
+      acquire: async () => ({
+        ...LEASE,
+        save: async () => {
+          calls.push("save")
+          saveStarted.resolve()
+          await finishSave.promise
+        },
+        release: async () => {
+          calls.push("release")
+          if (releaseError !== undefined) throw releaseError
+        },
+      }),
+    }
+    return { provider, calls, saveStarted, finishSave }
+  }
+
+  test("an abort while the final save is pending rejects with the reason; save and release still ran", async () => {
+    const { provider, calls, saveStarted, finishSave } = slowSave()
+    const controller = new AbortController()
+    const reason = new Error("stop during save")
+    const pending = run(provider, <Workspace save>done</Workspace>, controller.signal)
+    await saveStarted.promise
+    controller.abort(reason)
+    finishSave.resolve()
+    expect(await rejection(pending)).toBe(reason)
+    expect(calls).toEqual(["save", "release"])
+  })
+
+  test("…and when completion fails too: the reason first, then the completion failure", async () => {
+    const releaseError = new Error("release failed")
+    const { provider, saveStarted, finishSave } = slowSave(releaseError)
+    const controller = new AbortController()
+    const reason = new Error("stop during save")
+    const pending = run(provider, <Workspace save>done</Workspace>, controller.signal)
+    await saveStarted.promise
+    controller.abort(reason)
+    finishSave.resolve()
+    const error = await rejection(pending)
+    expectExact(error, AggregateError, "AML evaluation was cancelled and Workspace completion failed")
+    expect(error.errors).toEqual([reason, releaseError])
+  })
+})
+
+describe("cleanup failures are aggregated flat", () => {
+  test("[subtree failure, Sandbox release failure, Workspace completion failure]", async () => {
+    const subtree = new Error("subtree")
+    const saveError = new Error("save")
+    const releaseError = new Error("release")
+    const sandboxError = new Error("sandbox release")
+    const workspace = new DeterministicWorkspaceProvider({
+      save: () => Promise.reject(saveError),
+      release: () => Promise.reject(releaseError),
+    })
+    const sandbox = new DeterministicSandboxProvider({ release: () => Promise.reject(sandboxError) })
+    const Fail = () => {
+      throw subtree
+    }
+    const error = await rejection(
+      new AmlRuntime().evaluate(
+        <Workspace id="flat" provider={workspace} save={{ on: "always" }}>
+          <Sandbox provider={sandbox}>
+            <Sandbox>
+              <Fail />
+            </Sandbox>
+          </Sandbox>
+        </Workspace>,
+      ),
+    )
+    expectExact(error, AggregateError, "AML evaluation and resource cleanup both failed")
+    expect(error.errors).toHaveLength(3)
+    expect(error.errors[0]).toBe(subtree)
+    expect(error.errors[1].cause).toBe(sandboxError)
+    expectExact(error.errors[2], AggregateError, "Workspace save and release both failed")
+    expect(error.errors[2].errors).toEqual([saveError, releaseError])
+  })
+
+  test("a user's own AggregateError stays one member", async () => {
+    const own = new AggregateError([new Error("a"), new Error("b")], "mine")
+    const releaseError = new Error("release")
+    const Fail = () => {
+      throw own
+    }
+    const error = await rejection(
+      new AmlRuntime().evaluate(
+        <Workspace id="own" provider={new DeterministicWorkspaceProvider({ release: () => Promise.reject(releaseError) })}>
+          <Fail />
+        </Workspace>,
+      ),
+    )
+    expectExact(error, AggregateError, "AML evaluation and resource cleanup both failed")
+    expect(error.errors).toEqual([own, releaseError])
+  })
+})
+
 describe("the materialization reference", () => {
   test("descendant Sandboxes get it as request.workspace; nested evaluate() inherits it", async () => {
     const workspaceProvider = new DeterministicWorkspaceProvider({ directory: "/workspace/review-42" })
@@ -321,7 +501,7 @@ describe("the materialization reference", () => {
     expect(reference).toEqual({
       cwd: "repo",
       directory: "/workspace/review-42",
-      handle: (workspaceProvider.acquisitions[0] && { acquisition: 1, kind: "deterministic-workspace", request: workspaceProvider.acquisitions[0] }),
+      handle: (workspaceProvider.acquisitions[0] && { acquisition: 0, kind: "deterministic-workspace", request: workspaceProvider.acquisitions[0] }),
       leaseId: "deterministic-workspace-1",
       provider: { name: "deterministic-workspace" },
       workspaceId: "review-42",

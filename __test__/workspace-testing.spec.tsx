@@ -71,7 +71,8 @@ describe("DeterministicWorkspaceProvider", () => {
     const request = { evaluationId: "e", id: "w", signal }
     const lease: any = await provider.acquire(request)
     expect(lease).toMatchObject({ directory: "/deterministic-workspace", id: "deterministic-workspace-1" })
-    expect(lease.handle).toEqual({ acquisition: 1, kind: "deterministic-workspace", request })
+    // Acquisitions are counted from 0; lease ids from 1.
+    expect(lease.handle).toEqual({ acquisition: 0, kind: "deterministic-workspace", request })
     await lease.save({})
     await lease.release()
     await lease.release()
@@ -82,23 +83,57 @@ describe("DeterministicWorkspaceProvider", () => {
     await expect(lease.save({})).rejects.toThrow('Workspace lease "deterministic-workspace-1" was already released')
   })
 
-  test("directory as a function of request and acquisition index; hooks receive the handle", async () => {
+  test("createHandle then directory, by acquisition index; hooks receive the lease identity and index", async () => {
+    const order: string[] = []
     const save = vi.fn(async () => {})
     const release = vi.fn(async () => {})
     const provider = new DeterministicWorkspaceProvider({
-      createHandle: (request, n) => ({ custom: n, id: request.id }),
-      directory: (request, n) => `/w/${request.id}/${n}`,
+      createHandle: (request, n) => (order.push(`handle:${n}`), { custom: n, id: request.id }),
+      directory: (request, n) => (order.push(`directory:${n}`), `/w/${request.id}/${n}`),
       release,
       save,
     })
-    const lease: any = await provider.acquire({ evaluationId: "e", id: "a", signal: new AbortController().signal })
+    const signal = new AbortController().signal
+    await (await provider.acquire({ evaluationId: "e", id: "a", signal })).release()
+    const lease: any = await provider.acquire({ evaluationId: "e", id: "a", signal })
+    expect(order).toEqual(["handle:0", "directory:0", "handle:1", "directory:1"])
     expect(lease.directory).toBe("/w/a/1")
     expect(lease.handle).toEqual({ custom: 1, id: "a" })
-    const saveRequest = { outcome: "success" }
-    await lease.save(saveRequest)
+    await lease.save({ outcome: "success" })
     await lease.release()
-    expect(save).toHaveBeenCalledWith(saveRequest, lease.handle, lease.id)
-    expect(release).toHaveBeenCalledWith(lease.handle, lease.id)
+    // The save request is not forwarded: hooks get the frozen identity, the same object each time.
+    const identity = save.mock.calls[0][0] as any
+    expect(save.mock.calls[0]).toEqual([{ directory: "/w/a/1", handle: lease.handle, id: "deterministic-workspace-2" }, 1])
+    expect(Object.isFrozen(identity)).toBe(true)
+    expect(release.mock.calls[1][0]).toBe(identity)
+    expect(release.mock.calls[1][1]).toBe(1)
+  })
+
+  test("failed save and release attempts are recorded; a failed release still frees the writer", async () => {
+    const failure = new Error("hook failed")
+    const provider = new DeterministicWorkspaceProvider({
+      save: async () => Promise.reject(failure),
+      release: async () => Promise.reject(failure),
+    })
+    const signal = new AbortController().signal
+    const lease: any = await provider.acquire({ evaluationId: "e", id: "x", signal })
+    expect(await rejection(lease.save({}))).toBe(failure)
+    expect(await rejection(lease.release())).toBe(failure)
+    expect(provider.saves).toEqual(["deterministic-workspace-1"])
+    expect(provider.releases).toEqual(["deterministic-workspace-1"])
+    await expect(provider.acquire({ evaluationId: "e", id: "x", signal })).resolves.toBeDefined()
+  })
+
+  test("a failing directory hook after createHandle rolls the writer back", async () => {
+    const provider = new DeterministicWorkspaceProvider({
+      directory: (_request, n) => {
+        if (n === 0) throw new Error("directory setup failed")
+        return "/again"
+      },
+    })
+    const signal = new AbortController().signal
+    await expect(provider.acquire({ evaluationId: "e", id: "x", signal })).rejects.toThrow("directory setup failed")
+    expect((await provider.acquire({ evaluationId: "e", id: "x", signal })).directory).toBe("/again")
   })
 
   test("one active writer per id; lock:false opts out; a failing hook rolls ownership back", async () => {
@@ -173,13 +208,33 @@ describe("workspaceProviderConformance", () => {
     expect(released).toEqual(["l-2", "l-1"])
   })
 
-  test("…and when releasing fails too", async () => {
+  test("…and when releasing fails too: both release failures, flat", async () => {
     const cleanup = new Error("cleanup")
     const { provider } = lenient({ release: async () => Promise.reject(cleanup) })
     const error = await rejection(workspaceProviderConformance(provider))
-    expectExact(error, AggregateError, 'Workspace provider "lenient" failed conformance and cleanup')
-    expectExact(error.errors[0], AggregateError, 'Workspace provider "lenient" allowed concurrent writers and cleanup failed')
+    expectExact(error, AggregateError, 'Workspace provider "lenient" allowed concurrent writers and cleanup failed')
+    expectExact(error.errors[0], TypeError, 'Workspace provider "lenient" allowed concurrent writers for "conformance-workspace"')
+    expect(error.errors.slice(1)).toEqual([cleanup, cleanup])
+  })
+
+  test("a competing lease that resolves invalid is reported by its validation error", async () => {
+    const cleanup = new Error("competing cleanup")
+    const released: string[] = []
+    let n = 0
+    const provider = {
+      name: "competitor",
+      async acquire() {
+        n += 1
+        const id = `c-${n}`
+        if (n === 2) return { directory: "/d", handle: null, id: " c-2 ", save: async () => {}, release: async () => Promise.reject(cleanup) }
+        return { directory: "/d", handle: null, id, save: async () => {}, release: async () => void released.push(id) }
+      },
+    }
+    const error = await rejection(workspaceProviderConformance(provider))
+    expectExact(error, AggregateError, 'Workspace provider "competitor" returned an invalid lease and cleanup failed or raced cancellation')
+    expectExact(error.errors[0], TypeError, 'Workspace provider "competitor" returned a lease with an invalid id')
     expect(error.errors[1]).toBe(cleanup)
+    expect(released).toEqual(["c-1"])
   })
 
   test("save and release failing together", async () => {

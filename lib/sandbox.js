@@ -11,6 +11,7 @@
 //   cleanup:  on failure unwinding, release (unless `complete` already tried) and aggregate
 //             a release failure with the error being unwound.
 
+import { withCleanupFailure } from "./cleanup-failure.js"
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
 import { resolvePortablePath } from "./portable-path.js"
@@ -98,11 +99,6 @@ function reclaimLate(pending, name) {
     (lease) => masked(acceptLease, name, lease).then((accepted) => masked(release, accepted)).catch(() => {}),
     () => {},
   )
-}
-
-function isCancellation(domain, error) {
-  const signal = domain.signal
-  return signal.aborted && error === signal.reason
 }
 
 async function enterOuter(domain, task, props, slot) {
@@ -196,8 +192,7 @@ async function enterOuter(domain, task, props, slot) {
     try {
       await releaseOnce()
     } catch (releaseError) {
-      const message = isCancellation(domain, error) ? CANCELLED_CLEANUP : "AML evaluation and resource cleanup both failed"
-      throw new AggregateError([error, releaseError], message)
+      throw withCleanupFailure(signal, error, releaseError, CANCELLED_CLEANUP)
     }
     throw error
   }

@@ -12,11 +12,10 @@
 import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 
+import { withCleanupFailure } from "./cleanup-failure.js"
 import { EvaluationError } from "./errors.js"
 import { cancellationCancel, cancellationCreate, cancellationRelease, skillPackageRemove, skillPackageStage } from "./native.js"
 import { fsError } from "./native-fs-read.js"
-
-const CLEANUP_FAILED = "AML evaluation and resource cleanup both failed"
 
 /**
  * Stages one package. Not raced: the native step stops at the abort (a token) and cleans
@@ -100,7 +99,7 @@ export async function withStagedSkills(domain, packages, run) {
     error = caught
   }
   const cleanup = await remove(created)
-  if (cleanup !== undefined) throw failed ? new AggregateError([error, cleanup], CLEANUP_FAILED) : cleanup
+  if (cleanup !== undefined) throw failed ? withCleanupFailure(domain.signal, error, cleanup) : cleanup
   if (failed) throw error
   return result
 }

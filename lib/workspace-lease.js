@@ -1,77 +1,109 @@
-// What AML accepts from WorkspaceProvider.acquire() (INVENTORY WS-1 lease validation): the
-// lease is read once — release, save, then the materialization data — and checked with the
-// exact TypeErrors. A malformed lease whose release() could be read is released before the
-// error is reported. Shared by <Workspace> and workspaceProviderConformance (testing/), so a
-// provider that passes conformance is accepted by the runtime with the same rules.
+// What AML accepts from WorkspaceProvider.acquire() (INVENTORY WS-1 lease validation),
+// shared by <Workspace> and workspaceProviderConformance (testing/), so a provider that
+// passes conformance is accepted by the runtime with the same rules.
+//
+// The lease is read once, in a fixed order, because providers may hand back proxies or
+// getters with side effects (including aborting the run):
+//   1. `release` — the cleanup authority. Without it nothing can be given back.
+//   2. if the run was cancelled meanwhile: release, then stop with the reason.
+//   3. `save`, then `directory`, `handle`, `id`.
+// A lease that fails step 3 is released exactly once before its error is reported; a
+// cancellation that arrived before or during that release is reported first.
 
 function isObject(value) {
   return (typeof value === "object" || typeof value === "function") && value !== null
 }
 
-function readMethod(label, lease, key, method) {
+function readMethod(label, lease, key) {
   let fn
   try {
     fn = lease[key]
   } catch (cause) {
-    throw new TypeError(`${label} returned a lease with an unreadable ${method} method`, { cause })
+    throw new TypeError(`${label} returned a lease with an unreadable ${key} method`, { cause })
   }
-  if (typeof fn !== "function") throw new TypeError(`${label} returned a lease without ${method}()`)
+  if (typeof fn !== "function") throw new TypeError(`${label} returned a lease without ${key}()`)
   return fn
 }
 
-/**
- * Reads and checks `lease`. Returns `{ accepted }` with the frozen capture
- * `{ directory, handle, id, release, save, target }`, or `{ error, release }` for a
- * malformed lease: `release` is the captured release function when there was one, so the
- * caller decides how to clean up (it depends on whether the acquisition was cancelled).
- */
-export function inspectWorkspaceLease(name, lease) {
-  const label = `Workspace provider "${name}"`
-  if (!isObject(lease)) return { error: new TypeError(`${label} returned an invalid lease`) }
-  let release
+/** A non-empty string without surrounding whitespace (ids and paths are compared verbatim). */
+function isExact(value) {
+  return typeof value === "string" && value.length > 0 && value === value.trim()
+}
+
+function readMaterialization(label, lease, release) {
+  const save = readMethod(label, lease, "save")
+  let directory
+  let handle
+  let id
   try {
-    release = readMethod(label, lease, "release", "release")
-  } catch (error) {
-    return { error }
+    directory = lease.directory
+    handle = lease.handle
+    id = lease.id
+  } catch (cause) {
+    throw new TypeError(`${label} returned a lease with unreadable materialization data`, { cause })
   }
+  if (!isExact(directory) || directory.includes("\0")) {
+    throw new TypeError(`${label} returned a lease with an invalid directory`)
+  }
+  if (!isExact(id)) throw new TypeError(`${label} returned a lease with an invalid id`)
+  return Object.freeze({ directory, handle, id, release, save, target: lease })
+}
+
+/**
+ * The lease's release function if it can be read, else undefined; never throws. For a
+ * lease delivered after nobody waits for it any more (it is only given back).
+ */
+export function captureRelease(lease) {
+  if (!isObject(lease)) return undefined
   try {
-    const save = readMethod(label, lease, "save", "save")
-    let directory
-    let handle
-    let id
-    try {
-      directory = lease.directory
-      handle = lease.handle
-      id = lease.id
-    } catch (cause) {
-      throw new TypeError(`${label} returned a lease with unreadable materialization data`, { cause })
-    }
-    if (typeof directory !== "string" || directory.length === 0 || directory.includes("\0")) {
-      throw new TypeError(`${label} returned a lease with an invalid directory`)
-    }
-    if (typeof id !== "string" || id.length === 0) throw new TypeError(`${label} returned a lease with an invalid id`)
-    return { accepted: Object.freeze({ directory, handle, id, release, save, target: lease }) }
-  } catch (error) {
-    return { error, release }
+    const release = lease.release
+    return typeof release === "function" ? release : undefined
+  } catch {
+    return undefined
   }
 }
 
 /**
- * Validates a lease from a completed (not cancelled) acquisition. A malformed lease is
- * released first; if that release fails the result is the documented AggregateError.
+ * Validates the lease an acquisition resolved with, while `signal` may abort at any point.
+ * Resolves with the frozen capture `{ directory, handle, id, release, save, target }`;
+ * otherwise the lease has been given back (when it could be) and this rejects with the
+ * documented error.
  */
-export async function acceptWorkspaceLease(name, lease) {
-  const inspected = inspectWorkspaceLease(name, lease)
-  if (inspected.accepted !== undefined) return inspected.accepted
-  if (inspected.release !== undefined) {
-    try {
-      await inspected.release.call(lease)
-    } catch (cleanupError) {
-      throw new AggregateError(
-        [inspected.error, cleanupError],
-        `Workspace provider "${name}" returned an invalid lease and cleanup failed or raced cancellation`,
-      )
-    }
+export async function acceptWorkspaceLease(name, lease, signal) {
+  const label = `Workspace provider "${name}"`
+  let release
+  try {
+    if (!isObject(lease)) throw new TypeError(`${label} returned an invalid lease`)
+    release = readMethod(label, lease, "release")
+  } catch (error) {
+    // No cleanup authority: nothing can be given back.
+    if (!signal.aborted) throw error
+    throw new AggregateError([signal.reason, error], `${label} completed cancelled acquisition with an invalid lease`)
   }
-  throw inspected.error
+
+  if (signal.aborted) {
+    const reason = signal.reason
+    try {
+      await release.call(lease)
+    } catch (releaseError) {
+      throw new AggregateError([reason, releaseError], "Workspace acquisition was cancelled and cleanup failed")
+    }
+    throw reason
+  }
+
+  let invalid
+  try {
+    return readMaterialization(label, lease, release)
+  } catch (error) {
+    invalid = error
+  }
+  const errors = [invalid]
+  try {
+    await release.call(lease)
+  } catch (releaseError) {
+    errors.push(releaseError)
+  }
+  if (signal.aborted) errors.unshift(signal.reason)
+  if (errors.length === 1) throw invalid
+  throw new AggregateError(errors, `${label} returned an invalid lease and cleanup failed or raced cancellation`)
 }

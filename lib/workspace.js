@@ -11,10 +11,12 @@
 
 import { masked } from "./component-scope.js"
 import { EvaluationError } from "./errors.js"
-import { inspectWorkspaceLease, acceptWorkspaceLease } from "./workspace-lease.js"
+import { withCleanupFailure } from "./cleanup-failure.js"
+import { acceptWorkspaceLease, captureRelease } from "./workspace-lease.js"
 import { readWorkspaceProps, saveRequest } from "./workspace-props.js"
 
 const SAVE_AND_RELEASE = "Workspace save and release both failed"
+const CANCELLED_COMPLETION = "AML evaluation was cancelled and Workspace completion failed"
 
 async function acquire(provider, request) {
   return provider.acquire.call(provider.target, request)
@@ -35,44 +37,11 @@ async function callRelease(lease) {
 function reclaimLate(pending) {
   pending.then(
     (lease) => {
-      masked(async () => {
-        const { accepted, release } = inspectWorkspaceLease("", lease)
-        if (accepted !== undefined) await callRelease(accepted)
-        else if (release !== undefined) await release.call(lease)
-      }).catch(() => {})
+      const release = captureRelease(lease)
+      if (release !== undefined) masked(async () => release.call(lease)).catch(() => {})
     },
     () => {},
   )
-}
-
-/**
- * The provider finished acquiring although the evaluation was cancelled meanwhile: give
- * the lease back and stop with the reason, or report why that was not possible.
- */
-async function giveBackCancelled(name, lease, reason) {
-  const { accepted, error, release } = inspectWorkspaceLease(name, lease)
-  if (accepted === undefined) {
-    const errors = [reason, error]
-    if (release !== undefined) {
-      try {
-        await masked(async () => release.call(lease))
-      } catch (cleanupError) {
-        errors.push(cleanupError)
-      }
-    }
-    throw new AggregateError(errors, `Workspace provider "${name}" completed cancelled acquisition with an invalid lease`)
-  }
-  try {
-    await masked(callRelease, accepted)
-  } catch (releaseError) {
-    throw new AggregateError([reason, releaseError], "Workspace acquisition was cancelled and cleanup failed")
-  }
-  throw reason
-}
-
-function isCancellation(domain, error) {
-  const signal = domain.signal
-  return signal.aborted && error === signal.reason
 }
 
 /** Enters the <Workspace> node on top of `task`; resolves with the engine's step code. */
@@ -106,20 +75,8 @@ export async function enterWorkspace(domain, task, props, slot) {
     }
     throw new EvaluationError(`Workspace provider "${name}" failed to acquire`, { cause: error })
   }
-  if (signal.aborted) await giveBackCancelled(name, lease, signal.reason)
-  let accepted
-  try {
-    accepted = await masked(acceptWorkspaceLease, name, lease)
-  } catch (error) {
-    // Cancelled while the malformed lease was being cleaned up.
-    if (signal.aborted && error instanceof TypeError) {
-      throw new AggregateError(
-        [error, signal.reason],
-        `Workspace provider "${name}" returned an invalid lease and cleanup failed or raced cancellation`,
-      )
-    }
-    throw error
-  }
+  // Validation also settles the races with a cancellation that lands meanwhile.
+  const accepted = await masked(acceptWorkspaceLease, name, lease, signal)
 
   let completion
   const complete = (outcome) => {
@@ -138,7 +95,15 @@ export async function enterWorkspace(domain, task, props, slot) {
     }),
   )
   slot.complete = async () => {
-    await complete("success")
+    // A cancellation that lands while the final save or release is pending still decides
+    // the outcome: the evaluation rejects with the reason (the lease was completed anyway).
+    try {
+      await complete("success")
+    } catch (completionError) {
+      if (signal.aborted) throw new AggregateError([signal.reason, completionError], CANCELLED_COMPLETION)
+      throw completionError
+    }
+    if (signal.aborted) throw signal.reason
     return native.scopeDone(task, "", undefined, undefined)
   }
   // Rejects with the error to keep unwinding with (the driver's cleanup protocol).
@@ -148,10 +113,7 @@ export async function enterWorkspace(domain, task, props, slot) {
     try {
       await complete("failure")
     } catch (completionError) {
-      const message = isCancellation(domain, error)
-        ? "AML evaluation was cancelled and Workspace completion failed"
-        : "AML evaluation and resource cleanup both failed"
-      throw new AggregateError([error, completionError], message)
+      throw withCleanupFailure(signal, error, completionError, CANCELLED_COMPLETION)
     }
     throw error
   }

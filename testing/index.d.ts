@@ -15,7 +15,6 @@ import type {
   WorkspaceAcquireRequest,
   WorkspaceLease,
   WorkspaceProvider,
-  WorkspaceSaveRequest,
   WorkspaceConflictError,
   WorkspaceStorageAcquireRequest,
   WorkspaceStorageAdapter,
@@ -230,13 +229,23 @@ export declare function nativeScriptedProvider(plan: NativeScriptPlan): NativeSc
 
 /** The default handle of a {@link DeterministicWorkspaceProvider} lease. */
 export interface DeterministicWorkspaceHandle {
-  /** 1-based acquisition number; the lease id is `${name}-${acquisition}`. */
+  /** 0-based acquisition index; the lease id is `${name}-${acquisition + 1}`. */
   readonly acquisition: number
   readonly kind: "deterministic-workspace"
   readonly request: WorkspaceAcquireRequest
 }
 
-/** Options and hooks of a {@link DeterministicWorkspaceProvider}. */
+/** The frozen identity of one lease that the save and release hooks receive. */
+export interface DeterministicWorkspaceLeaseIdentity<Handle = DeterministicWorkspaceHandle> {
+  readonly directory: string
+  readonly handle: Handle
+  readonly id: string
+}
+
+/**
+ * Options and hooks of a {@link DeterministicWorkspaceProvider}. `acquisition` is the
+ * 0-based acquisition index; `createHandle` runs before `directory`.
+ */
 export interface DeterministicWorkspaceProviderOptions<Handle = DeterministicWorkspaceHandle> {
   /** Builds the lease handle; defaults to a frozen {@link DeterministicWorkspaceHandle}. */
   createHandle?: (request: WorkspaceAcquireRequest, acquisition: number) => Handle | Promise<Handle>
@@ -244,10 +253,13 @@ export interface DeterministicWorkspaceProviderOptions<Handle = DeterministicWor
   directory?: string | ((request: WorkspaceAcquireRequest, acquisition: number) => string | Promise<string>)
   /** Provider name; defaults to `"deterministic-workspace"`. Must be non-empty and normalized. */
   name?: string
-  /** Runs once when a lease is released. */
-  release?: (handle: Handle, leaseId: string) => void | Promise<void>
-  /** Runs on every `save()`; the lease id is recorded in `saves` once it resolves. */
-  save?: (request: WorkspaceSaveRequest | undefined, handle: Handle, leaseId: string) => void | Promise<void>
+  /**
+   * Runs once when a lease is released, after its id is appended to `releases`; the writer
+   * is freed even if it throws.
+   */
+  release?: (lease: DeterministicWorkspaceLeaseIdentity<Handle>, acquisition: number) => void | Promise<void>
+  /** Runs on every `save()`, after the lease id is appended to `saves` (failed attempts are listed). */
+  save?: (lease: DeterministicWorkspaceLeaseIdentity<Handle>, acquisition: number) => void | Promise<void>
 }
 
 /**
@@ -265,7 +277,7 @@ export declare class DeterministicWorkspaceProvider<Handle = DeterministicWorksp
   readonly name: string
   /** A frozen snapshot of the acquisition requests, in order. */
   get acquisitions(): readonly WorkspaceAcquireRequest[]
-  /** A frozen snapshot of the lease ids whose save succeeded, in save order. */
+  /** A frozen snapshot of the lease ids whose save was attempted, in save order. */
   get saves(): readonly string[]
   /** A frozen snapshot of the released lease ids, in release order. */
   get releases(): readonly string[]

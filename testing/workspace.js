@@ -5,7 +5,7 @@
 import { WorkspaceConflictError } from "../lib/errors.js"
 import { isNormalized } from "../lib/normalized.js"
 import { captureWorkspaceProvider } from "../lib/provider-shape.js"
-import { acceptWorkspaceLease, inspectWorkspaceLease } from "../lib/workspace-lease.js"
+import { acceptWorkspaceLease } from "../lib/workspace-lease.js"
 
 const DEFAULT_DIRECTORY = "/deterministic-workspace"
 
@@ -53,19 +53,20 @@ export class DeterministicWorkspaceProvider {
     const locking = request.lock !== false
     if (locking && this.#active.has(workspaceId)) throw new WorkspaceConflictError(workspaceId)
     if (locking) this.#active.add(workspaceId)
-    this.#acquisitions.push(request)
+    // Zero-based, like the Sandbox and Agent fixtures' indices; lease ids stay 1-based.
     const acquisition = this.#acquisitions.length
-    const id = `${this.name}-${acquisition}`
+    this.#acquisitions.push(request)
+    const id = `${this.name}-${acquisition + 1}`
     let directory
     let handle
     try {
-      const configured = this.#directory
-      directory = typeof configured === "function" ? await configured(request, acquisition) : configured
       const createHandle = this.#createHandle
       handle =
         createHandle === undefined
           ? Object.freeze({ acquisition, kind: "deterministic-workspace", request })
           : await createHandle(request, acquisition)
+      const configured = this.#directory
+      directory = typeof configured === "function" ? await configured(request, acquisition) : configured
     } catch (error) {
       // A failed hook leaves no writer behind.
       if (locking) this.#active.delete(workspaceId)
@@ -76,22 +77,26 @@ export class DeterministicWorkspaceProvider {
     const active = this.#active
     const saveHook = this.#save
     const releaseHook = this.#release
+    // What the hooks see: the lease's materialization, never its save/release authority.
+    const identity = Object.freeze({ directory, handle, id })
     let released
     return Object.freeze({
       directory,
       handle,
       id,
-      async save(saveRequest) {
+      async save() {
         if (released !== undefined) throw new Error(`Workspace lease "${id}" was already released`)
-        if (saveHook !== undefined) await saveHook(saveRequest, handle, id)
+        // Recorded before the hook, so a failed attempt is listed too.
         saves.push(id)
+        if (saveHook !== undefined) await saveHook(identity, acquisition)
       },
-      // Memoised: the provider records (and runs its hook for) a lease once.
+      // Memoised: the provider records (and runs its hook for) a lease once; the writer is
+      // freed whatever the hook does.
       release() {
         released ??= (async () => {
           releases.push(id)
           if (locking) active.delete(workspaceId)
-          if (releaseHook !== undefined) await releaseHook(handle, id)
+          if (releaseHook !== undefined) await releaseHook(identity, acquisition)
         })()
         return released
       },
@@ -128,27 +133,32 @@ async function persist(lease, signal) {
   await lease.release.call(lease.target)
 }
 
-/** A second writer for the held id must be refused with WorkspaceConflictError. */
-async function expectConflict(provider, name, signal) {
+/**
+ * A second writer for the held id must be refused with WorkspaceConflictError. A competing
+ * lease that does resolve is checked like any lease (its validation error is the finding),
+ * and a valid one is proof of concurrent writers: both leases are released, newest first.
+ * Resolves with that finding (`first` is released then); rejects with any other failure,
+ * `first` still held.
+ */
+async function expectConflict(provider, name, signal, first) {
   let second
   try {
     second = await provider.acquire.call(provider.target, conformanceRequest(signal))
   } catch (error) {
-    if (WorkspaceConflictError.is(error, CONFORMANCE_ID)) return
+    if (WorkspaceConflictError.is(error, CONFORMANCE_ID)) return undefined
     throw error
   }
-  const error = new TypeError(`Workspace provider "${name}" allowed concurrent writers for "${CONFORMANCE_ID}"`)
-  const { accepted, release } = inspectWorkspaceLease(name, second)
-  try {
-    if (accepted !== undefined) await accepted.release.call(second)
-    else if (release !== undefined) await release.call(second)
-  } catch (cleanupError) {
-    throw new AggregateError(
-      [error, cleanupError],
-      `Workspace provider "${name}" allowed concurrent writers and cleanup failed`,
-    )
+  const accepted = await acceptWorkspaceLease(name, second, signal)
+  const errors = [new TypeError(`Workspace provider "${name}" allowed concurrent writers for "${CONFORMANCE_ID}"`)]
+  for (const lease of [accepted, first]) {
+    try {
+      await lease.release.call(lease.target)
+    } catch (releaseError) {
+      errors.push(releaseError)
+    }
   }
-  throw error
+  if (errors.length === 1) return errors[0]
+  return new AggregateError(errors, `Workspace provider "${name}" allowed concurrent writers and cleanup failed`)
 }
 
 /**
@@ -161,10 +171,11 @@ export async function workspaceProviderConformance(provider) {
   const name = captured.name
   const signal = new AbortController().signal
   const acquire = async () =>
-    acceptWorkspaceLease(name, await captured.acquire.call(provider, conformanceRequest(signal)))
+    acceptWorkspaceLease(name, await captured.acquire.call(provider, conformanceRequest(signal)), signal)
   const first = await acquire()
+  let concurrent
   try {
-    await expectConflict(captured, name, signal)
+    concurrent = await expectConflict(captured, name, signal, first)
   } catch (error) {
     try {
       await first.release.call(first.target)
@@ -173,6 +184,8 @@ export async function workspaceProviderConformance(provider) {
     }
     throw error
   }
+  // Both leases were released already.
+  if (concurrent !== undefined) throw concurrent
   await persist(first, signal)
   // The identity is free again and what was saved is restored.
   await persist(await acquire(), signal)

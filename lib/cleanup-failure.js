@@ -1,0 +1,29 @@
+// How a failure and the resource cleanups it triggers are reported (INVENTORY §2.11): one
+// flat AggregateError per unwinding frame stack. When a Sandbox release fails while a
+// descendant's error unwinds, and then the enclosing Workspace's completion fails too, the
+// user gets [original, Sandbox release failure, Workspace completion failure] — not an
+// aggregate nested in an aggregate. Only aggregates made here are flattened: a user's own
+// AggregateError is an ordinary failure and stays whole.
+
+export const CLEANUP_FAILED = "AML evaluation and resource cleanup both failed"
+
+const ours = new WeakSet()
+
+/** Whether `error` is the run's cancellation, directly or as the head of our aggregate. */
+export function isCancellation(signal, error) {
+  if (!signal.aborted) return false
+  const reason = signal.reason
+  return error === reason || (ours.has(error) && error.errors[0] === reason)
+}
+
+/**
+ * `error` (what was unwinding) with `cleanupError` appended. `cancelledMessage` names the
+ * resource for the cancelled case; a plain failure always gets CLEANUP_FAILED.
+ */
+export function withCleanupFailure(signal, error, cleanupError, cancelledMessage) {
+  const message = cancelledMessage !== undefined && isCancellation(signal, error) ? cancelledMessage : CLEANUP_FAILED
+  const errors = ours.has(error) ? [...error.errors, cleanupError] : [error, cleanupError]
+  const aggregate = new AggregateError(errors, message)
+  ours.add(aggregate)
+  return aggregate
+}
