@@ -10,9 +10,9 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Tool, defineTool } from "@aml-jsx/sdk"
 
-import { startLoopBridge } from "../lib/acp-loop-bridge.js"
-import { acpBridgeStart, acpBridgeStop, liveAcpBridges } from "../lib/native.js"
-import { lendTools, liveNativeTools } from "../lib/native-tool-dispatch.js"
+import { startLoopBridge } from "../lib/agents/acp/loop-bridge.js"
+import { acpBridgeStart, acpBridgeStop, liveAcpBridges } from "../lib/core/native.js"
+import { lendTools, liveNativeTools } from "../lib/tools/native-dispatch.js"
 import { scriptedAcp } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
 import { traced } from "./support/trace.js"
@@ -42,7 +42,7 @@ type Served = "event loop" | "bridge thread"
 
 /**
  * A bridge over plain lent Tools (no Agent), for the protocol rules: served on the JS
- * thread's event loop (what ACP Agents get, lib/acp-loop-bridge.js) or from the bridge
+ * thread's event loop (what ACP Agents get, lib/agents/acp/loop-bridge.js) or from the bridge
  * thread (what the Sandbox MCP relay forwards to). Both must follow the same rules.
  */
 async function bridgeOf(tools: any[], served: Served) {

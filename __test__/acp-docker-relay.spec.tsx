@@ -14,8 +14,8 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Sandbox, Tool, defineTool, dockerSandbox, evaluate } from "@aml-jsx/sdk"
 
-import { acpTestLimits } from "../lib/acp-agent-provider.js"
-import { liveAcpBridges, liveAcpRelays, liveAcpSessions } from "../lib/native.js"
+import { acpTestLimits } from "../lib/agents/acp/provider.js"
+import { liveAcpBridges, liveAcpRelays, liveAcpSessions } from "../lib/core/native.js"
 import { SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
 import { NODE_IMAGE, buildNodeImage } from "./support/docker-node-image.js"
 import { dockerdAvailable, startPrivateDaemon, type PrivateDaemon } from "./support/private-dockerd.js"

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 import { Agent, AmlRuntime, EvaluationError, Mcp, defineAcpAgentProvider, defineMcpServer } from "@aml-jsx/sdk"
 
-import { acpTestLimits } from "../lib/acp-agent-provider.js"
-import { liveAcpSessions } from "../lib/native.js"
+import { acpTestLimits } from "../lib/agents/acp/provider.js"
+import { liveAcpSessions } from "../lib/core/native.js"
 import { outline, SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
 import { expectAllGone, exists } from "./support/processes.js"

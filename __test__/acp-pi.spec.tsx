@@ -12,7 +12,7 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Mcp, Tool, defineMcpServer, defineTool, evaluate, piAgent } from "@aml-jsx/sdk"
 
-import { PI_STRUCTURED_INSTRUCTION, adapterServer, stripPiStartupInfo } from "../lib/agents/pi-agent.js"
+import { PI_STRUCTURED_INSTRUCTION, adapterServer, stripPiStartupInfo } from "../lib/agents/profiles/pi.js"
 import { SCRIPTED_AGENT } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
 import { traced } from "./support/trace.js"

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest"
 
 import { Agent, AmlRuntime, FollowUp } from "@aml-jsx/sdk"
 
-import { liveAcpSessions } from "../lib/native.js"
+import { liveAcpSessions } from "../lib/core/native.js"
 import { outline, SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
 import { traced } from "./support/trace.js"
 

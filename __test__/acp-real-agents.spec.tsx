@@ -14,7 +14,7 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Sandbox, Tool, codexAgent, copilotAgent, defineTool, evaluate, localSandbox, opencodeAgent, piAgent } from "@aml-jsx/sdk"
 
-import { liveAcpBridges, liveAcpSessions } from "../lib/native.js"
+import { liveAcpBridges, liveAcpSessions } from "../lib/core/native.js"
 import { rejection } from "./support/errors.js"
 import { STALL, startModelServer, type ModelServer } from "./support/model-server.js"
 import { exists } from "./support/processes.js"

@@ -12,8 +12,8 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Sandbox, Tool, defineTool, localSandbox } from "@aml-jsx/sdk"
 
-import { acpTestLimits } from "../lib/acp-agent-provider.js"
-import { liveAcpBridges, liveAcpSessions } from "../lib/native.js"
+import { acpTestLimits } from "../lib/agents/acp/provider.js"
+import { liveAcpBridges, liveAcpSessions } from "../lib/core/native.js"
 import { outline, scriptedAcp, type LaunchOverrides } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
 import { exists } from "./support/processes.js"

@@ -7,7 +7,7 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, FollowUp, evaluate } from "@aml-jsx/sdk"
 
-import { liveAcpBridges } from "../lib/native.js"
+import { liveAcpBridges } from "../lib/core/native.js"
 import { scriptedAcp } from "./support/acp.js"
 import { traced } from "./support/trace.js"
 

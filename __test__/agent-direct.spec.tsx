@@ -1,4 +1,4 @@
-// The one-call path of `evaluate(<Agent>prompt</Agent>)` (lib/agent-direct.js,
+// The one-call path of `evaluate(<Agent>prompt</Agent>)` (lib/agents/direct.js,
 // crates/aml-engine/src/text_agent.rs) must be invisible: for every outcome it gives the
 // same result, error (class, message, cause) and trace as the generic driver, which the same
 // Agent takes when its prompt is wrapped in an array.
@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest"
 import { Agent, AmlRuntime, Sandbox, evaluate } from "@aml-jsx/sdk"
 import { DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
-import { NativeEvaluation } from "../lib/native.js"
+import { NativeEvaluation } from "../lib/core/native.js"
 
 type Variant = "direct" | "generic"
 
@@ -149,7 +149,7 @@ describe("evaluate(<Agent>prompt</Agent>) from a component", () => {
   })
 })
 
-describe("strings around the first native copy's buffer size (src/raw_call.rs)", () => {
+describe("strings around the first native copy's buffer size (src/hot_path/raw_call.rs)", () => {
   it("crosses every length near 128 UTF-8 bytes whole, with 1-, 2-, 3- and 4-byte characters", async () => {
     const runtime = new AmlRuntime({
       agentProvider: { name: "p", async run(request: any) { return { text: request.prompt } } },

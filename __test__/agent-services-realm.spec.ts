@@ -1,6 +1,6 @@
 // The Agent observability registry (INVENTORY RT-4) is a realm WeakMap keyed by the
 // AgentExecutionContext. This copy answers for the contexts it stamped without inserting
-// them (lib/agent-services.js); a registry another copy created gets the service stored
+// them (lib/agents/services.js); a registry another copy created gets the service stored
 // eagerly. Both must give provider helpers the same service for the same context.
 import { spawnSync } from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"

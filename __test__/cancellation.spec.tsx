@@ -328,7 +328,7 @@ describe("Rust panics", () => {
       thrown = error
     }
     expect(thrown).toBeInstanceOf(Error)
-    // The hook keeps the panic's message and its source location (src/panic_report.rs).
+    // The hook keeps the panic's message and its source location (src/boundary/panic_report.rs).
     expect(thrown.message).toBe(`AML engine panicked: deliberate test panic ${hookLocation('panic!("{message}")')}`)
     // The engine still works afterwards, repeatedly.
     expect(() => panicForTest("again")).toThrow(/AML engine panicked/)

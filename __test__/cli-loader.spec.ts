@@ -46,7 +46,7 @@ describe("bare specifiers resolve as Node resolves them", () => {
   })
 
   it("leaves what it does not handle to Node: #imports, unknown packages, unexported subpaths", () => {
-    for (const specifier of ["#internal", "no-such-package-aml", "zod/not-exported", "@aml-jsx/sdk/lib/runtime.js"]) {
+    for (const specifier of ["#internal", "no-such-package-aml", "zod/not-exported", "@aml-jsx/sdk/lib/core/runtime.js"]) {
       expect(() => resolveBare(specifier, join(repoRoot, "workflow.tsx"))).toThrow(UnsupportedResolution)
     }
   })

@@ -70,7 +70,7 @@ describe("options", () => {
       throw new Error("Cannot find package '@daytona/sdk'")
     })
     try {
-      const { daytonaSandbox: isolated } = await import("../lib/daytona-sandbox.js")
+      const { daytonaSandbox: isolated } = await import("../lib/sandbox/remote/daytona.js")
       const error = await rejection(isolated({ workspace: local }).acquire(request()))
       expectExact(error, Error, 'Daytona Sandbox requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client')
       expect(error.cause).toBeInstanceOf(Error)

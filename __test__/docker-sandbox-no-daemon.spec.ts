@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, expect, test } from "vitest"
 
 import { dockerSandbox } from "@aml-jsx/sdk"
-import { liveCancellations } from "../lib/native.js"
+import { liveCancellations } from "../lib/core/native.js"
 
 import { expectExact, rejection } from "./support/errors.js"
 

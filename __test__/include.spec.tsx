@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest"
 import { Agent, AmlRuntime, EvaluationError, Include, Sandbox, Workspace } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider, DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
-import { countLines, stagedInstruction } from "../lib/include.js"
+import { countLines, stagedInstruction } from "../lib/files/include.js"
 import { expectEvaluationError, rejection } from "./support/errors.js"
 import { traced } from "./support/trace.js"
 import { directoryWorkspace, scratch } from "./support/workspace.js"

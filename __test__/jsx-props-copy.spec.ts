@@ -1,4 +1,4 @@
-// JSX-1: a node's props are exactly the copy `{ ...props }` makes, frozen. lib/node.js builds
+// JSX-1: a node's props are exactly the copy `{ ...props }` makes, frozen. lib/core/node.js builds
 // it as `{ __proto__: %Object.prototype%, ...props }` so that V8 keeps one map per props shape
 // (a spread clone's map cannot hold the frozen transition); these tests pin the semantics
 // against the spread itself and the shared map in a child process with V8 natives.

@@ -4,7 +4,7 @@
 import { expect, test } from "vitest"
 
 import { spawnLocalProcess } from "@aml-jsx/sdk"
-import { liveProcesses } from "../lib/native.js"
+import { liveProcesses } from "../lib/core/native.js"
 import { until } from "./support/async.js"
 
 test("a finished process whose output was read leaves the process table", async () => {

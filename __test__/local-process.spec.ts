@@ -4,8 +4,8 @@ import { describe, expect, test } from "vitest"
 
 import { spawnLocalProcess } from "@aml-jsx/sdk"
 
-import { liveProcesses } from "../lib/native.js"
-import { cleanupFailure } from "../lib/local-process.js"
+import { liveProcesses } from "../lib/core/native.js"
+import { cleanupFailure } from "../lib/process/local-process.js"
 import { delay } from "./support/async.js"
 import { exists, expectAllGone, expectAllGoneNow, tempDir } from "./support/processes.js"
 

@@ -204,7 +204,7 @@ describe("realm registry (RT-4)", () => {
   })
 
   it("rejects a wrong-typed existing global value", () => {
-    const module = fileURLToPath(new URL("../lib/mcp-server.js", import.meta.url))
+    const module = fileURLToPath(new URL("../lib/tools/mcp-server.js", import.meta.url))
     const script = `globalThis[Symbol.for("@aml-jsx/sdk/mcp-server-registry")] = {}
 try { await import(${JSON.stringify(module)}); console.log("loaded") }
 catch (error) { console.log(error.constructor.name + ": " + error.message) }`

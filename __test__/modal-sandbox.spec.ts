@@ -1,6 +1,6 @@
 // modalSandbox (INVENTORY BS-4) against an injected client shaped like the real `modal`
 // SDK (support/remote-sandbox-fakes.ts, type-checked against the package's published
-// types). The lifecycle is shared with Daytona (lib/remote-sandbox.js, proven in
+// types). The lifecycle is shared with Daytona (lib/sandbox/remote/remote-sandbox.js, proven in
 // daytona-sandbox.spec.ts); this file proves Modal's own options, SDK calls, guest root,
 // streams, messages and the lazy optional peer.
 import { mkdir, mkdtemp, readFile, rm, writeFile, readdir } from "node:fs/promises"
@@ -62,7 +62,7 @@ describe("the optional peer modal", () => {
       throw new Error("Cannot find package 'modal'")
     })
     try {
-      const { modalSandbox: isolated } = await import("../lib/modal-sandbox.js")
+      const { modalSandbox: isolated } = await import("../lib/sandbox/remote/modal.js")
       const error = await rejection(isolated({ workspace: local }).acquire(request()))
       expectExact(error, Error, 'Modal Sandbox requires the optional peer dependency "modal" (npm install modal) or an application-supplied client')
       expect(error.cause).toBeInstanceOf(Error)

@@ -1,4 +1,4 @@
-// JS Tools called from tokio (src/tool_dispatch.rs, lib/native-tool-dispatch.js) through the
+// JS Tools called from tokio (src/tools/dispatch.rs, lib/tools/native-dispatch.js) through the
 // test-only Rust-native provider `nativeScriptedProvider()`: the same validation pipeline,
 // spans and cancellation as a JS provider, failures as data, a throwing callback that cannot
 // kill the process, concurrency. That Node still exits by itself: native-tool-dispatch-exit.spec.ts.
@@ -8,8 +8,8 @@ import { z } from "zod"
 import { Agent, AmlRuntime, Tool, defineTool } from "@aml-jsx/sdk"
 import { nativeScriptedProvider } from "@aml-jsx/sdk/testing"
 
-import { cancellationCancel, cancellationCreate, cancellationRelease, liveCancellations, nativeScriptRun, toolDispatcherInstall } from "../lib/native.js"
-import { dispatch, lendTools, liveNativeTools } from "../lib/native-tool-dispatch.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, liveCancellations, nativeScriptRun, toolDispatcherInstall } from "../lib/core/native.js"
+import { dispatch, lendTools, liveNativeTools } from "../lib/tools/native-dispatch.js"
 import { deferred, traceRecorder } from "./support/async.js"
 import { expectError, failureOf } from "./support/schemas.js"
 

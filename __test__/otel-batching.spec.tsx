@@ -1,6 +1,6 @@
 // The exporter's cheap path (docs/OBSERVABILITY.md "Cost"): while it is the only trace
-// listener it consumes the engine's records in batches (lib/trace-sink.js) and creates each
-// OTel span once, at its end, unless user code reads it earlier (lib/otel-lazy-context.js).
+// listener it consumes the engine's records in batches (lib/observability/trace-sink.js) and creates each
+// OTel span once, at its end, unless user code reads it earlier (lib/observability/otel-lazy-context.js).
 // The exported trace must be the one the event path produces.
 import { context, trace } from "@opentelemetry/api"
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base"
@@ -144,7 +144,7 @@ describe("listeners that come and go while the exporter batches", () => {
 })
 
 describe("the record-sink protocol", () => {
-  // Compact records (lib/trace-sink.js): [0 start | 1 end | 2 event, spanId, …, sensitive?].
+  // Compact records (lib/observability/trace-sink.js): [0 start | 1 end | 2 event, spanId, …, sensitive?].
   function sinkListener(captureContent: boolean, sink: (runId: string, record: any[]) => void) {
     const listener = () => {
       throw new Error("a sink is not called as a listener")

@@ -1,6 +1,6 @@
 // <Parallel> failure and cancellation (INVENTORY PAR-1, LIM-1, LIM-2). The pages say a
 // Parallel "waits for every branch and its cleanup"; the aggregation rule and message are
-// this package's choice (lib/parallel.js, docs/PARALLEL.md).
+// this package's choice (lib/core/parallel.js, docs/PARALLEL.md).
 import { describe, expect, it } from "vitest"
 
 import { Agent, AmlRuntime, EvaluationError, Parallel } from "@aml-jsx/sdk"

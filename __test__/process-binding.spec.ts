@@ -1,4 +1,4 @@
-// The process binding's lifecycle rules (src/process_runtime.rs): an evaluation that spawns
+// The process binding's lifecycle rules (src/boundary/async_runtime.rs): an evaluation that spawns
 // nothing never starts the process runtime, finished processes let Node exit by itself, and
 // a panic in the async bridge becomes a rejected promise. Each scenario runs in a fresh Node
 // process, which never calls process.exit.
@@ -12,7 +12,7 @@ import { hookLocation, processPanicForTest } from "./support/native-test-hooks.j
 
 const entry = fileURLToPath(new URL("../index.js", import.meta.url))
 const jsxEntry = fileURLToPath(new URL("../jsx-runtime/index.js", import.meta.url))
-const nativeEntry = fileURLToPath(new URL("../lib/native.js", import.meta.url))
+const nativeEntry = fileURLToPath(new URL("../lib/core/native.js", import.meta.url))
 
 const prelude = `
 import { AmlRuntime, Script, spawnLocalProcess } from ${JSON.stringify(entry)}

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "vitest"
 import { AmlRuntime, Sandbox, Script, localSandbox, spawnLocalProcess } from "@aml-jsx/sdk"
 import { jsx } from "@aml-jsx/sdk/jsx-runtime"
 
-import { liveProcesses } from "../lib/native.js"
+import { liveProcesses } from "../lib/core/native.js"
 import { until } from "./support/async.js"
 import { expectAllGone, expectAllGoneNow, readPidFile, readPidLines, tempDir, TREE_PIDS, treeScript } from "./support/processes.js"
 

@@ -5,7 +5,7 @@ import { WorkspaceConflictError } from "@aml-jsx/sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 // @ts-expect-error internal module without declarations
-import { createS3ClientStorage } from "../lib/s3-client-storage.js"
+import { createS3ClientStorage } from "../lib/workspace/s3/client-storage.js"
 import { expectExact, rejection } from "./support/errors.js"
 import { startMoto, type Moto } from "./support/moto.js"
 

@@ -1,13 +1,13 @@
-// The native client path (`config`, crates/aml-s3 through src/s3_storage.rs) against moto.
+// The native client path (`config`, crates/aml-s3 through src/workspace/s3.rs) against moto.
 
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3"
 import { WorkspaceConflictError } from "@aml-jsx/sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 // @ts-expect-error internal module without declarations
-import { s3LiveHandles } from "../lib/native.js"
+import { s3LiveHandles } from "../lib/core/native.js"
 // @ts-expect-error internal module without declarations
-import { createS3NativeStorage, nativeS3Config } from "../lib/s3-native-storage.js"
+import { createS3NativeStorage, nativeS3Config } from "../lib/workspace/s3/native-storage.js"
 import { expectExact, rejection } from "./support/errors.js"
 import { startMoto, type Moto } from "./support/moto.js"
 

@@ -4,9 +4,9 @@ import { S3Client } from "@aws-sdk/client-s3"
 import { describe, expect, it } from "vitest"
 
 // @ts-expect-error internal module without declarations
-import { storageSegment } from "../lib/s3-keys.js"
+import { storageSegment } from "../lib/workspace/s3/keys.js"
 // @ts-expect-error internal module without declarations
-import { validateS3WorkspaceOptions } from "../lib/s3-workspace-options.js"
+import { validateS3WorkspaceOptions } from "../lib/workspace/s3/options.js"
 import { expectExact } from "./support/errors.js"
 
 function thrown(run: () => unknown): any {

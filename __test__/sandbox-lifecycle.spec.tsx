@@ -6,8 +6,8 @@ import { describe, expect, test } from "vitest"
 import { Agent, AmlRuntime, EvaluationError, Sandbox } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider, DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
-import { liveDomains } from "../lib/native.js"
-import { acquireWritePermit } from "../lib/write-permit.js"
+import { liveDomains } from "../lib/core/native.js"
+import { acquireWritePermit } from "../lib/sandbox/write-permit.js"
 import { deferred, delay, until } from "./support/async.js"
 import { rejection } from "./support/errors.js"
 

@@ -5,13 +5,13 @@ import { describe, expect, test, vi } from "vitest"
 
 import { AmlRuntime, Script } from "@aml-jsx/sdk"
 
-import { liveCancellations } from "../lib/native.js"
+import { liveCancellations } from "../lib/core/native.js"
 import { rejection } from "./support/errors.js"
 
 const refusal = new Error("exec refused before starting")
 let refuse = false
 
-vi.mock("../lib/native.js", async (importOriginal) => {
+vi.mock("../lib/core/native.js", async (importOriginal) => {
   const actual: Record<string, unknown> = await importOriginal()
   const processExec = actual.processExec as (...args: unknown[]) => Promise<unknown>
   return {

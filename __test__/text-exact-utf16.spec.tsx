@@ -1,5 +1,5 @@
 // A string appends its exact characters: lone UTF-16 surrogates survive the engine's UTF-8
-// text (src/exact_text.rs) in text output, prompts, system text, follow-ups, provider output,
+// text (src/boundary/exact_text.rs) in text output, prompts, system text, follow-ups, provider output,
 // Tool results and trace content. U+FDD0 (the binding's escape) and the private-use carrier
 // characters are ordinary text to users.
 import { describe, expect, it } from "vitest"

@@ -1,5 +1,5 @@
 // A plain Tool call's span crosses the boundary through the narrow openToolSpan /
-// closeToolSpan calls (src/hot_tool_span.rs) unless a listener captures content; these
+// closeToolSpan calls (src/hot_path/tool_span.rs) unless a listener captures content; these
 // tests pin that both ways give the same span records, ids and results.
 import { describe, expect, it } from "vitest"
 import { z } from "zod"

@@ -1,5 +1,5 @@
-// A synchronous Tool settles without the asynchronous pipeline (lib/tool.js `pipeline`,
-// lib/tool-instrumentation.js `runToolSpan`): what an executor returns is still adopted as
+// A synchronous Tool settles without the asynchronous pipeline (lib/tools/tool.js `pipeline`,
+// lib/tools/instrumentation.js `runToolSpan`): what an executor returns is still adopted as
 // `await` would adopt it, failures still reject (never throw), and spans still close with
 // the outcome.
 import { describe, expect, it } from "vitest"

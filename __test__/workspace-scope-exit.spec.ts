@@ -1,5 +1,5 @@
 // Node exits by itself after an evaluation that wrote and read files through the native
-// confined file operations (src/fs.rs): nothing the binding keeps holds the event loop.
+// confined file operations (src/files/confined.rs): nothing the binding keeps holds the event loop.
 // The script never calls process.exit; the 20 s kill is only a hang guard.
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"

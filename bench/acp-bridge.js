@@ -4,7 +4,7 @@
 //
 // Four rows, measured round by round in rotating order so load on a shared machine hits them
 // alike:
-// - the bridge ACP Agents use (lib/acp-loop-bridge.js, served on this thread's event loop)
+// - the bridge ACP Agents use (lib/agents/acp/loop-bridge.js, served on this thread's event loop)
 //   with a minimal client (JSON-RPC `tools/call` over one keep-alive socket), so the figure
 //   is the bridge's: HTTP parse, routing, JS execute, response;
 // - the same protocol served from the bridge thread (what a Sandbox MCP relay forwards to),
@@ -19,9 +19,9 @@ import { createServer } from "node:http"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
-import { startLoopBridge } from "../lib/acp-loop-bridge.js"
-import { acpBridgeStart, acpBridgeStop } from "../lib/native.js"
-import { lendTools } from "../lib/native-tool-dispatch.js"
+import { startLoopBridge } from "../lib/agents/acp/loop-bridge.js"
+import { acpBridgeStart, acpBridgeStop } from "../lib/core/native.js"
+import { lendTools } from "../lib/tools/native-dispatch.js"
 
 const CALLS = 500
 const ROUNDS = 9
@@ -86,7 +86,7 @@ async function leanTarget(descriptor, stop, label) {
   }
 }
 
-/** The bridge ACP Agents use: served on this thread's event loop (lib/acp-loop-bridge.js). */
+/** The bridge ACP Agents use: served on this thread's event loop (lib/agents/acp/loop-bridge.js). */
 async function bridgeTarget() {
   const lent = lendTools([addTool()], new AbortController().signal)
   const bridge = await startLoopBridge(lent.json)

@@ -1,13 +1,13 @@
 // Native Tool dispatch: the per-call cost of a JS Tool called from a tokio task through the
-// weak threadsafe-function dispatcher (src/tool_dispatch.rs), next to the same Tool called by
+// weak threadsafe-function dispatcher (src/tools/dispatch.rs), next to the same Tool called by
 // a JS provider, and the bare dispatcher round trip with a trivial wrapper (no pipeline).
 // Standalone: `node bench/native-tools.js`; also exported for bench/run.js.
 import { z } from "zod"
 
 import { Agent, AmlRuntime, Tool, defineTool } from "../index.js"
 import { jsx } from "../jsx-runtime/index.js"
-import { cancellationCreate, cancellationRelease, nativeScriptRun } from "../lib/native.js"
-import { lendTools } from "../lib/native-tool-dispatch.js"
+import { cancellationCreate, cancellationRelease, nativeScriptRun } from "../lib/core/native.js"
+import { lendTools } from "../lib/tools/native-dispatch.js"
 import { nativeScriptedProvider } from "../testing/index.js"
 
 import { measure } from "./harness.js"

@@ -1,2 +1,2 @@
-export { Fragment } from "../lib/fragment.js"
-export { jsx, jsxs } from "../lib/jsx.js"
+export { Fragment } from "../lib/core/fragment.js"
+export { jsx, jsxs } from "../lib/core/jsx.js"

@@ -19,7 +19,9 @@ const result = await build({
   absWorkingDir: root,
   bundle: true,
   entryPoints: ENTRIES,
-  external: ["../native/binding.js"],
+  // The loader is imported as ../../native/binding.js from lib/core/native.js; from dist/ it
+  // is one level up, so the plugin keeps it external under the path that resolves there.
+  plugins: [{ name: "native-loader", setup: (b) => b.onResolve({ filter: /\/native\/binding\.js$/ }, () => ({ external: true, path: "../native/binding.js" })) }],
   format: "esm",
   legalComments: "none",
   logLevel: "warning",

@@ -1,7 +1,7 @@
 // TST-4 `InMemoryWorkspaceStorageAdapter`: a stateful WorkspaceStorageAdapter spy. Objects,
 // locks and versions (`memory-N`) live in memory; every lease operation is recorded.
 
-import { WorkspaceConflictError } from "../lib/errors.js"
+import { WorkspaceConflictError } from "../lib/errors/errors.js"
 
 async function bytesOf(body) {
   if (typeof body === "string") return new TextEncoder().encode(body)

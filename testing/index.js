@@ -1,7 +1,7 @@
 // @aml-jsx/sdk/testing: credential-free fixtures and the provider conformance helpers
 // (INVENTORY §1.20). Kept out of the root entry so production imports never load them.
 
-import { captureAgentProvider } from "../lib/provider-shape.js"
+import { captureAgentProvider } from "../lib/core/provider-shape.js"
 
 export { DeterministicSandboxProvider, sandboxProviderConformance } from "./sandbox.js"
 export { nativeScriptedProvider } from "./native-scripted-provider.js"

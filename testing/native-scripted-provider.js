@@ -1,6 +1,6 @@
 // nativeScriptedProvider(): a test utility for Rust-native provider ports. Its run() hands the
 // request's granted Tools to Rust, where a tokio task calls them through the one Tool
-// dispatcher (src/tool_dispatch.rs) with scripted inputs, exactly as the ACP engine or the MCP
+// dispatcher (src/tools/dispatch.rs) with scripted inputs, exactly as the ACP engine or the MCP
 // bridge will; the response text is one JSON outcome per line.
 
 import {
@@ -9,8 +9,8 @@ import {
   cancellationRelease,
   nativeScriptProblem,
   nativeScriptRun,
-} from "../lib/native.js"
-import { lendTools } from "../lib/native-tool-dispatch.js"
+} from "../lib/core/native.js"
+import { lendTools } from "../lib/tools/native-dispatch.js"
 
 function readPlan(plan) {
   if (typeof plan !== "object" || plan === null) throw new TypeError("nativeScriptedProvider plan must be an object")

@@ -1,8 +1,8 @@
 // Sandbox fixtures of @aml-jsx/sdk/testing (INVENTORY TST-2, TST-6): a credential-free
 // provider that records acquisitions and releases, and the portable conformance check.
 
-import { captureSandboxProvider } from "../lib/provider-shape.js"
-import { acceptLease } from "../lib/sandbox-lease.js"
+import { captureSandboxProvider } from "../lib/core/provider-shape.js"
+import { acceptLease } from "../lib/sandbox/lease.js"
 
 const ENCODER = new TextEncoder()
 

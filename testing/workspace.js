@@ -2,10 +2,10 @@
 // provider that records acquisitions, saves and releases and enforces one active writer per
 // id, and the portable conformance check.
 
-import { WorkspaceConflictError } from "../lib/errors.js"
-import { isNormalized } from "../lib/normalized.js"
-import { captureWorkspaceProvider } from "../lib/provider-shape.js"
-import { acceptWorkspaceLease } from "../lib/workspace-lease.js"
+import { WorkspaceConflictError } from "../lib/errors/errors.js"
+import { isNormalized } from "../lib/core/normalized.js"
+import { captureWorkspaceProvider } from "../lib/core/provider-shape.js"
+import { acceptWorkspaceLease } from "../lib/workspace/lease.js"
 
 const DEFAULT_DIRECTORY = "/deterministic-workspace"
 

@@ -153,7 +153,7 @@ describe("the packed package", () => {
     expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", join("native", "binding.js")]))
     expect(files.filter((file) => file.endsWith(".node"))).toEqual([])
     // The scanner sees the very import whose target the old tarball left out.
-    expect(await moduleSpecifiers(readFileSync(join(installedRoot(), "lib", "native.js"), "utf8"))).toContain("../native/binding.js")
+    expect(await moduleSpecifiers(readFileSync(join(installedRoot(), "lib", "core", "native.js"), "utf8"))).toContain("../../native/binding.js")
     // Optional peers (the application's @aws-sdk/client-s3, @opentelemetry/api) are loaded
     // lazily on first use, so importing them is allowed; anything else must be a dependency.
     const resolvable = [...Object.keys(rootManifest.dependencies ?? {}), ...Object.keys(rootManifest.peerDependencies ?? {})]

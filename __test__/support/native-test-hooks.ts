@@ -1,4 +1,4 @@
-// The addon's test-only entry points (src/test_hooks.rs). They exist only in builds with the
+// The addon's test-only entry points (src/boundary/test_hooks.rs). They exist only in builds with the
 // `test-hooks` cargo feature (the default; the published addon is built without it) and are
 // deliberately absent from the generated loader's export list, so they are read from the
 // exports object of the addon the loader actually loaded: the CommonJS module whose
@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 
-import { primitiveKinds } from "../../lib/native.js"
+import { primitiveKinds } from "../../lib/core/native.js"
 
 interface TestHooks {
   panicForTest(message: string): void
@@ -37,12 +37,12 @@ export function hasTestHooks(addon: Record<string, unknown>): boolean {
   return Object.keys(addon).some((name) => name.endsWith("ForTest"))
 }
 
-/** `(at src/test_hooks.rs:<line>:<column>)`: where the hook panics whose body contains `needle`. */
+/** `(at src/boundary/test_hooks.rs:<line>:<column>)`: where the hook panics whose body contains `needle`. */
 export function hookLocation(needle: string): string {
   const source = readFileSync(new URL("../../src/test_hooks.rs", import.meta.url), "utf8").split("\n")
   const line = source.findIndex((text) => text.includes(needle))
-  if (line < 0) throw new Error(`src/test_hooks.rs has no line containing ${needle}`)
-  return `(at src/test_hooks.rs:${line + 1}:${source[line]!.indexOf("panic!") + 1})`
+  if (line < 0) throw new Error(`src/boundary/test_hooks.rs has no line containing ${needle}`)
+  return `(at src/boundary/test_hooks.rs:${line + 1}:${source[line]!.indexOf("panic!") + 1})`
 }
 
 export const panicForTest = (message: string): void => testHooks().panicForTest(message)

@@ -1,7 +1,7 @@
 // `aml run`'s signal owner (cli.mdx "Interrupting a run"): ProcessSignalCancellation's
-// behaviour (lib/signal-owner.js) with the CLI's own abort reason, `aml run interrupted by SIG…`.
+// behaviour (lib/process/signal-owner.js) with the CLI's own abort reason, `aml run interrupted by SIG…`.
 
-import { SignalOwner } from "../signal-owner.js"
+import { SignalOwner } from "../process/signal-owner.js"
 
 export class RunSignalCancellation extends SignalOwner {
   constructor(deadlineMs = 10_000) {

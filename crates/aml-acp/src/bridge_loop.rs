@@ -1,5 +1,5 @@
 //! The MCP Tool bridge as a sans-IO state machine, for a host that owns the sockets itself
-//! (the addon serves it on the JS thread's own event loop: `lib/acp-loop-bridge.js`).
+//! (the addon serves it on the JS thread's own event loop: `lib/agents/acp/loop-bridge.js`).
 //!
 //! Why: the JS Tools run on the JS thread. Served from a thread of its own, a Tool call is
 //! four cross-thread wake-ups (agent → bridge thread → JS thread → bridge thread → agent),

@@ -11,7 +11,7 @@
 //! * `bridge` (over `http`) — the Streamable-HTTP MCP server serving the Agent's JS Tools;
 //!   `relay` — the host side of the Sandbox MCP relay that carries it into a guest.
 //!
-//! No napi here: the binding (`src/acp.rs` of the addon) converts events to JSON.
+//! No napi here: the binding (`src/acp/session.rs` of the addon) converts events to JSON.
 
 mod bridge;
 mod bridge_loop;

@@ -1,6 +1,6 @@
 //! The host side of the Sandbox MCP relay (INVENTORY BA-0 "Sandbox relay"; SPEC §16: a
 //! transport-only relay). A guest that cannot reach the host's loopback runs `relay.cjs`
-//! (`lib/acp-mcp-relay.cjs`) under `node`: it listens on the guest's `127.0.0.1`, announces
+//! (`lib/agents/acp/mcp-relay.cjs`) under `node`: it listens on the guest's `127.0.0.1`, announces
 //! `{"kind":"ready","port":N}` and turns each HTTP request into one stdout line; we route it
 //! through the bridge's own handler (authentication, 404/405 and all) and answer on its stdin.
 //!

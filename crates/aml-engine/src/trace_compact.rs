@@ -1,11 +1,11 @@
-//! The compact trace form a record sink consumes (the facade's `lib/trace-sink.js`, used by
+//! The compact trace form a record sink consumes (the facade's `lib/observability/trace-sink.js`, used by
 //! the OpenTelemetry exporter): positional JSON arrays instead of the public event objects.
 
 use serde::Serialize;
 
 use crate::trace::{attrs, Attributes, SpanStatus, TraceRecord};
 
-/// Records in the compact form a record sink consumes (the facade's `lib/trace-sink.js`):
+/// Records in the compact form a record sink consumes (the facade's `lib/observability/trace-sink.js`):
 /// one JSON array per record, without the public events' `sequence` and `timestamp`.
 ///
 /// - start: `[0, spanId, parentSpanId | null, kind, name, at, attributes, sensitive?]`

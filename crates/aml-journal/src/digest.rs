@@ -1,7 +1,7 @@
 //! Request digests: SHA-256 of a canonical request text, as lowercase hex. Every part is
 //! length-prefixed, so distinct requests never share a text. An Agent's text is hashed here
 //! from the engine's plan ([`agent_digest`]); a callable Tool's is built by the facade
-//! (lib/journal-digest.js) and hashed by [`digest`].
+//! (lib/journal/digest.js) and hashed by [`digest`].
 
 use sha2::{Digest, Sha256};
 

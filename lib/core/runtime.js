@@ -1,0 +1,117 @@
+// AmlRuntime: captured options, runtime-wide listeners, and the order of work of one
+// evaluation (INVENTORY RT-1): start listeners, second abort check, root span, tree,
+// resource release, finish listeners, root span close.
+
+import { EvaluationDomain } from "./domain.js"
+import { failedOutcome } from "../errors/describe-failure.js"
+import { describeError } from "../errors/error-shape.js"
+import { checkJournal, journaledDomain } from "../journal/option.js"
+import { dispatchFinish, dispatchStart } from "./lifecycle.js"
+import { ListenerRegistry } from "./listeners.js"
+import { captureRuntimeOptions } from "./runtime-options.js"
+
+export class AmlRuntime {
+  #options
+  #listeners
+  #domains = new Set()
+
+  constructor(options) {
+    this.#options = captureRuntimeOptions(options)
+    this.#listeners = new ListenerRegistry(() => {
+      for (const domain of this.#domains) domain.refreshTracing()
+    })
+    if (this.#options.trace !== undefined) this.#listeners.add("trace", this.#options.trace, false)
+  }
+
+  on(name, listener) {
+    return this.#listeners.add(name, listener, false)
+  }
+
+  once(name, listener) {
+    return this.#listeners.add(name, listener, true)
+  }
+
+  evaluate(value, options) {
+    const signal = options?.signal
+    if (signal !== undefined && signal !== null) {
+      if (!(signal instanceof AbortSignal)) {
+        return Promise.reject(new TypeError("evaluate() signal must be an AbortSignal"))
+      }
+      if (signal.aborted) return Promise.reject(signal.reason)
+    }
+    // The opt-in evaluation journal (docs/JOURNAL.md); `undefined` keeps every path as it was.
+    let journal = options?.journal
+    if (journal === null) journal = undefined
+    if (journal !== undefined) {
+      try {
+        checkJournal(journal)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    if (signal === undefined || signal === null) return this.#run(value, new AbortController().signal, false, journal)
+    return this.#run(value, signal, true, journal)
+  }
+
+  async #run(value, signal, abortable, journal) {
+    const domain =
+      journal === undefined
+        ? new EvaluationDomain(this.#listeners, this.#options, signal, abortable)
+        : journaledDomain(this.#listeners, this.#options, signal, abortable, journal)
+    this.#domains.add(domain)
+    try {
+      return await this.#lifecycle(domain, value, signal)
+    } finally {
+      // The native domain lives exactly as long as this call; detached work that outlives
+      // it gets "AML evaluation domain is closed" instead of touching freed state.
+      this.#domains.delete(domain)
+      domain.dispose()
+    }
+  }
+
+  async #lifecycle(domain, value, signal) {
+    const registries = [this.#listeners, domain.local]
+    let failed = false
+    let error
+    let result
+    let rooted = false
+    try {
+      await dispatchStart(registries, Object.freeze({ runId: domain.runId, signal }))
+      if (signal.aborted) throw signal.reason
+      if (domain.journal !== undefined) await domain.journal.load()
+      rooted = true
+      domain.native.openRoot()
+      // At once even for batching sinks: they read the caller's OTel context at the root span.
+      domain.drainTrace()
+      result = await domain.evaluateRoot(value)
+    } catch (caught) {
+      failed = true
+      error = caught
+    }
+    await domain.settleTasks()
+    domain.close()
+    try {
+      // A failed outcome also carries `failure` (describeFailure, non-enumerable and lazy).
+      const outcome = failed
+        ? failedOutcome(error, domain.runId, signal)
+        : Object.freeze({ runId: domain.runId, signal, status: "ok" })
+      await dispatchFinish(registries, outcome)
+    } catch (finishError) {
+      error = failed
+        ? new AggregateError([error, finishError], "AML evaluation and finish listeners both failed")
+        : finishError
+      failed = true
+    }
+    if (rooted) {
+      if (failed) {
+        const { type, message } = describeError(error)
+        domain.native.closeRoot(type, message)
+      } else {
+        domain.native.closeRoot()
+      }
+      domain.drainTrace()
+    }
+    if (failed) throw error
+    return result
+  }
+}

@@ -1,0 +1,92 @@
+// Recording the common journaled Agent (docs/JOURNAL.md): plain text, no structured output,
+// no Skills to stage, no Loop state Tool. Its provider call is the plain Agent path's (one
+// reaction on the provider's promise, attached masked: startProviderThen in lib/agents/call.js),
+// and its answer is appended to the journal in that reaction, before the Agent completes.
+// On the one-call path (lib/agents/direct.js) the reaction also lands the text and finishes the
+// task, as the plain path's does, so recording adds no promise of its own there; with a
+// built-in memory journal, landing and recording are one engine call (the answer stays
+// native: JournalIndex.recordFinishText).
+// Everything else is recorded by runJournaledAgent (lib/journal/agent.js).
+
+import { failDirect, finishDirect, landedDirect } from "../agents/direct.js"
+import { createExecutionContext, providerFailure, readText, startProviderThen } from "../agents/call.js"
+import { masked } from "../core/component-scope.js"
+
+/** The one-call path's failure: the task fails, the caller's bookkeeping runs, rethrown. */
+function failedText(domain, task, error, settled) {
+  failDirect(domain, task, error)
+  settled(true, error)
+  return error
+}
+
+/** Lands a direct task's recorded `text` (the task completes); its text, or a failure. */
+function finishText(domain, task, text, settled) {
+  try {
+    finishDirect(domain, task, text, domain.tracing ? text : "")
+  } catch (error) {
+    throw failedText(domain, task, error, settled)
+  }
+  settled(false)
+  return text
+}
+
+/**
+ * Runs the ready Agent on top of `task` (its budget already reserved) and records its text
+ * with the key and digest its lookup left in the engine (JournalSession.recordText). Resolves with the engine's next step code, or for the one-call
+ * path (`direct`: runTextAgent's `settled` callback, else false) with the task's text.
+ */
+export function recordTextAgent(domain, task, entry, request, label, lease, direct) {
+  const context = createExecutionContext(domain, request.trace, entry.sandbox)
+  const local = domain.localTasks[task] > 0
+  const fulfilled = (response) => {
+    const aborted = domain.signal.aborted
+    lease.open = false
+    domain.releaseAgentSlot()
+    const session = domain.journal
+    let text
+    let pending
+    let landed = false
+    try {
+      if (aborted) throw domain.signal.reason
+      text = masked(readText, response, label)
+      if (direct !== false && session.recorder !== undefined) {
+        // A built-in memory journal: landed and recorded natively in one engine call.
+        landedDirect(domain, task, session.recorder.recordFinishText(domain.native.id, task, text, domain.tracing))
+        landed = true
+      } else {
+        pending = session.recordText(task, text)
+      }
+    } catch (error) {
+      throw direct === false ? error : failedText(domain, task, error, direct)
+    }
+    if (landed) {
+      direct(false)
+      return text
+    }
+    if (direct !== false) {
+      // A journal whose append returns a promise is durable before the Agent completes.
+      if (pending === undefined) return finishText(domain, task, text, direct)
+      return pending.then(
+        () => finishText(domain, task, text, direct),
+        (error) => {
+          throw failedText(domain, task, error, direct)
+        },
+      )
+    }
+    const output = domain.tracing ? text : ""
+    return pending === undefined ? domain.native.agentDone(task, text, output) : pending.then(() => domain.native.agentDone(task, text, output))
+  }
+  const rejected = (error) => {
+    const failure = providerFailure(domain, local, error, label)
+    lease.open = false
+    domain.releaseAgentSlot()
+    throw direct === false ? failure : failedText(domain, task, failure, direct)
+  }
+  const start = () => startProviderThen(domain, entry.provider, request, context, fulfilled, rejected)
+  const waiting = domain.agentSlot(task, label)
+  if (waiting === undefined) return start()
+  // A queued Agent cancelled before its provider rejects from the wait itself.
+  return direct === false ? waiting.then(start) : waiting.then(start, (error) => {
+    throw failedText(domain, task, error, direct)
+  })
+}

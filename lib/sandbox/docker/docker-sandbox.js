@@ -1,0 +1,269 @@
+// dockerSandbox (INVENTORY BS-2): one disposable container per lease from a named image,
+// the Workspace root bind-mounted at /workspace (`:ro` under read-only access, which is why
+// exec and spawn stay allowed then), commands as execs, removal on release, timeout or
+// cancellation. The daemon is spoken to over its Unix socket (lib/sandbox/docker/engine.js,
+// crates/aml-docker); failures keep the CLI-era wording `Docker command failed: …`.
+
+import { randomUUID } from "node:crypto"
+import { realpath, stat } from "node:fs/promises"
+import { isAbsolute, join, posix, relative, resolve, sep } from "node:path"
+
+import { commandFailed, dockerEngine } from "./engine.js"
+import { spawnDockerProcess } from "./process.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, dockerExec, dockerRemove, dockerRun } from "../../core/native.js"
+import { isNormalized } from "../../core/normalized.js"
+import { SandboxCommand } from "../provider.js"
+
+const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
+const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+const MAX_TIMER = 2 ** 31 - 1
+const GUEST_ROOT = "/workspace"
+// The container's main process: a shell that sleeps until the container is removed.
+const KEEPALIVE = "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"
+
+function optionString(value, name) {
+  if (value === undefined) return undefined
+  if (!isNormalized(value) || value.includes("\0")) {
+    throw new TypeError(`Docker Sandbox ${name} must be a non-empty normalized string`)
+  }
+  return value
+}
+
+function readOptions(options) {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError("Docker Sandbox options must be an object")
+  }
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
+  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
+    throw new RangeError("Docker Sandbox maxOutputBytes must be a positive safe integer")
+  }
+  const workspace = optionString(options.workspace, "workspace")
+  return {
+    image: optionString(options.image, "image") ?? DEFAULT_IMAGE,
+    maxOutputBytes,
+    setup: optionString(options.setup, "setup"),
+    user: optionString(options.user, "user"),
+    workspace: workspace === undefined ? undefined : resolve(workspace),
+  }
+}
+
+function within(path, boundary) {
+  const rel = relative(boundary, path)
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
+}
+
+async function realOrUndefined(path) {
+  try {
+    return await realpath(path)
+  } catch {
+    return undefined
+  }
+}
+
+/** The real host root (the bind source) and the guest cwd, checked against the Workspace. */
+async function resolveMount(directory, request) {
+  const boundary = await realOrUndefined(directory)
+  const root = boundary === undefined ? undefined : await realOrUndefined(join(boundary, request.root))
+  if (root === undefined) throw new Error("Docker Sandbox root must be a directory")
+  if (!within(root, boundary)) throw new Error("Docker Sandbox root resolves outside its configured boundary")
+  if (!(await stat(root)).isDirectory()) throw new Error("Docker Sandbox root must be a directory")
+  // A cwd that does not exist yet is created by Docker (`--workdir`); one that exists must
+  // stay inside the root after following links.
+  const cwd = await realOrUndefined(join(boundary, request.cwd))
+  if (cwd !== undefined) {
+    if (!within(cwd, boundary)) throw new Error("Docker Sandbox cwd resolves outside its configured boundary")
+    if (!within(cwd, root)) throw new Error("Docker Sandbox cwd cannot escape its root")
+  }
+  return { root, guestCwd: guestPath(request.root, request.cwd) }
+}
+
+/** `/workspace/<cwd relative to the logical root>`. */
+function guestPath(root, cwd) {
+  const rel = posix.relative(posix.normalize(root), posix.normalize(cwd))
+  if (rel === ".." || rel.startsWith("../")) throw new Error("Docker Sandbox cwd cannot escape its root")
+  return rel === "" ? GUEST_ROOT : `${GUEST_ROOT}/${rel}`
+}
+
+/** Container names allow `[a-zA-Z0-9_.-]`; anything else in the evaluation id becomes `-`. */
+function containerName(evaluationId) {
+  const prefix = String(evaluationId).slice(0, 12).replace(/[^a-zA-Z0-9_.-]/g, "-")
+  return `aml-${prefix}-${randomUUID().slice(0, 8)}`
+}
+
+function cleanupFailed(fault) {
+  return new Error(`Docker Sandbox cleanup failed: ${fault.message}`)
+}
+
+/** Removes `id`; resolves the cleanup error (or undefined), never rejects. */
+async function removeContainer(engine, id) {
+  try {
+    const outcome = await dockerRemove(engine.socket, engine.version, id)
+    return outcome.fault ? cleanupFailed(outcome.fault) : undefined
+  } catch (error) {
+    return cleanupFailed(error)
+  }
+}
+
+/** Throws `error`, or both as the documented aggregate when the removal failed too. */
+async function failAndRemove(engine, id, error, message = "Docker Sandbox startup and cleanup failed") {
+  const cleanup = await removeContainer(engine, id)
+  if (cleanup !== undefined) throw new AggregateError([error, cleanup], message)
+  throw error
+}
+
+async function startContainer(engine, config, request, mount) {
+  const access = request.access === "read-only" ? ":ro" : ""
+  const name = containerName(request.evaluationId)
+  const spec = {
+    name,
+    image: config.image,
+    user: config.user ?? null,
+    binds: [`${mount.root}:${GUEST_ROOT}${access}`],
+    workingDir: mount.guestCwd,
+    entrypoint: ["sh"],
+    cmd: ["-c", KEEPALIVE],
+    labels: [["dev.aml-jsx.sandbox", "docker"]],
+  }
+  const started = await dockerRun(engine.socket, engine.version, JSON.stringify(spec))
+  const failure = (detail) => new Error(`Docker Sandbox failed to start image "${config.image}": ${detail}`)
+  if (started.id === "" || started.id === null || started.id === undefined) {
+    // Nothing answered with an id: remove by name in case a container exists after all.
+    const error = started.fault ? failure(started.fault.message) : new Error("Docker Sandbox started without returning a container id")
+    // A daemon that cannot be reached created nothing; anything else may have.
+    if (started.fault?.kind === "connect") throw error
+    return failAndRemove(engine, name, error)
+  }
+  if (!started.started) return failAndRemove(engine, started.id, failure(started.fault.message))
+  return started.id
+}
+
+/** One exec to completion; timeouts, cancellation and overflow remove the container. */
+async function execIn(engine, lease, spec, launch) {
+  const signal = launch.signal
+  if (signal?.aborted) throw signal.reason
+  const token = cancellationCreate()
+  const cancel = () => cancellationCancel(token)
+  signal?.addEventListener("abort", cancel, { once: true })
+  const body = JSON.stringify({ cmd: spec.argv, env: spec.env, workingDir: spec.workingDir })
+  let outcome
+  try {
+    outcome = await dockerExec(engine.socket, engine.version, lease.id, body, launch.timeoutMs, launch.maxOutputBytes, token)
+  } catch (error) {
+    cancellationRelease(token)
+    throw error
+  } finally {
+    signal?.removeEventListener("abort", cancel)
+  }
+  const fault = outcome.fault
+  if (fault === null || fault === undefined) {
+    return { exitCode: outcome.exitCode, stderr: outcome.stderr.toString("utf8"), stdout: outcome.stdout.toString("utf8") }
+  }
+  let error
+  // Only the command's signal cancels a Docker exec (src/process/docker.rs token).
+  if (fault.kind === "cancelled") error = signal.reason
+  else if (fault.kind === "timeout") error = new DOMException(`Docker Sandbox command timed out after ${launch.timeoutMs} ms`, "TimeoutError")
+  else if (fault.kind === "output-limit") error = new RangeError(`Docker Sandbox command output exceeded ${launch.maxOutputBytes} bytes`)
+  else throw commandFailed(fault)
+  // The command may outlive its exec connection inside the container: the container goes.
+  lease.dead = true
+  return failAndRemove(engine, lease.id, error, "Docker Sandbox command and cleanup failed")
+}
+
+function execEnv(env) {
+  return Object.entries(env).map(([key, value]) => `${key}=${value}`)
+}
+
+function readTimeout(options) {
+  const timeoutMs = options?.timeoutMs
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER)) {
+    throw new RangeError("Docker Sandbox timeoutMs must be a positive timer-safe integer")
+  }
+}
+
+function createRuntime(engine, config, request, lease) {
+  const prepare = (command, args, options) => {
+    if (options !== null && typeof options === "object") readTimeout(options)
+    const sandboxCommand = SandboxCommand.from(request, command, args, options)
+    return {
+      command: sandboxCommand.command,
+      args: [...sandboxCommand.args],
+      env: execEnv(sandboxCommand.env),
+      workingDir: guestPath(request.root, sandboxCommand.cwd),
+      launch: { maxOutputBytes: config.maxOutputBytes, signal: sandboxCommand.signal, timeoutMs: sandboxCommand.timeoutMs },
+    }
+  }
+  const oneShot = (argv) =>
+    execIn(engine, lease, { argv, env: [], workingDir: GUEST_ROOT }, { maxOutputBytes: config.maxOutputBytes })
+  return Object.freeze({
+    access: request.access,
+    cwd: request.cwd,
+    root: request.root,
+    async exec(command, args, options) {
+      const spec = prepare(command, args, options)
+      return execIn(engine, lease, { ...spec, argv: [spec.command, ...spec.args] }, spec.launch)
+    },
+    async spawn(command, args, options) {
+      const spec = prepare(command, args, options)
+      const { child, state } = await spawnDockerProcess(engine, lease.id, spec, spec.launch, oneShot)
+      lease.processes.add(state)
+      return child
+    },
+  })
+}
+
+async function acquireDocker(request, config) {
+  const signal = request.signal
+  if (signal.aborted) throw signal.reason
+  const directory = request.workspace?.directory ?? config.workspace
+  if (directory === undefined) throw new TypeError("Docker Sandbox requires an active Workspace or configured workspace")
+  const mount = await resolveMount(directory, request)
+  let engine
+  try {
+    engine = await dockerEngine()
+  } catch (error) {
+    throw new Error(`Docker Sandbox failed to start image "${config.image}": ${error.message}`)
+  }
+  const id = await startContainer(engine, config, request, mount)
+  const lease = { id, dead: false, processes: new Set() }
+  if (signal.aborted) return failAndRemove(engine, id, signal.reason)
+  if (config.setup !== undefined) {
+    const setup = { argv: ["sh", "-lc", config.setup], env: [], workingDir: mount.guestCwd }
+    let result
+    try {
+      result = await execIn(engine, lease, setup, { maxOutputBytes: config.maxOutputBytes, signal })
+    } catch (error) {
+      if (lease.dead) throw error
+      return failAndRemove(engine, id, error)
+    }
+    if (result.exitCode !== 0) {
+      const error = new Error(`Docker Sandbox setup failed with exit code ${result.exitCode}: ${result.stderr.trim()}`)
+      return failAndRemove(engine, id, error)
+    }
+  }
+  let releasing
+  const release = () => {
+    releasing ??= (async () => {
+      const cleanup = await removeContainer(engine, id)
+      for (const state of lease.processes) state.release()
+      if (cleanup !== undefined) throw cleanup
+    })()
+    return releasing
+  }
+  return Object.freeze({
+    handle: Object.freeze({ containerId: id, kind: "docker" }),
+    id,
+    release,
+    runtime: createRuntime(engine, config, request, lease),
+  })
+}
+
+/** A SandboxProvider named "docker": one disposable container per lease. */
+export function dockerSandbox(options = {}) {
+  const config = readOptions(options)
+  return Object.freeze({
+    name: "docker",
+    acquire(request) {
+      return acquireDocker(request, config)
+    },
+  })
+}

@@ -1,0 +1,98 @@
+//! Journal indexes (`aml_journal::JournalIndex`) of this JS thread, addressed by small
+//! integer handles like the domains (`src/boundary/registry.rs`), so the raw replay call
+//! (`src/hot_path/journal.rs`) reaches one without unwrapping a JS object. A
+//! [`JournalIndexHandle`] owns its slot: the slot is freed when the handle is collected.
+
+use std::cell::RefCell;
+
+use aml_journal::JournalIndex;
+use napi::{Error, Result};
+use napi_derive::napi;
+
+#[derive(Default)]
+struct Indexes {
+    slots: Vec<Option<JournalIndex>>,
+    free: Vec<u32>,
+}
+
+thread_local! {
+    static INDEXES: RefCell<Indexes> = RefCell::new(Indexes::default());
+}
+
+fn insert() -> u32 {
+    INDEXES.with(|cell| {
+        let mut indexes = cell.borrow_mut();
+        match indexes.free.pop() {
+            Some(id) => {
+                indexes.slots[id as usize] = Some(JournalIndex::default());
+                id
+            }
+            None => {
+                indexes.slots.push(Some(JournalIndex::default()));
+                (indexes.slots.len() - 1) as u32
+            }
+        }
+    })
+}
+
+/// Runs `f` on index `id`; an unknown handle is a JS error, never a panic.
+pub fn with<T>(id: u32, f: impl FnOnce(&mut JournalIndex) -> Result<T>) -> Result<T> {
+    INDEXES.with(|cell| {
+        let mut indexes = cell.borrow_mut();
+        match indexes.slots.get_mut(id as usize).and_then(Option::as_mut) {
+            Some(index) => f(index),
+            None => Err(Error::from_reason("AML journal index is closed")),
+        }
+    })
+}
+
+/// Live indexes (tests check that collected handles free theirs).
+#[napi]
+pub fn live_journal_indexes() -> u32 {
+    INDEXES.with(|cell| {
+        let indexes = cell.borrow();
+        (indexes.slots.len() - indexes.free.len()) as u32
+    })
+}
+
+/// One journal's entries by key, native (see the module comment).
+#[napi]
+pub struct JournalIndexHandle {
+    id: u32,
+}
+
+#[napi]
+impl JournalIndexHandle {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        JournalIndexHandle { id: insert() }
+    }
+
+    /// The handle the raw calls take.
+    #[napi(getter)]
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+impl Default for JournalIndexHandle {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for JournalIndexHandle {
+    fn drop(&mut self) {
+        let id = self.id;
+        // During thread teardown the table may already be gone: nothing left to free.
+        let _ = INDEXES.try_with(|cell| {
+            if let Ok(mut indexes) = cell.try_borrow_mut() {
+                if let Some(slot) = indexes.slots.get_mut(id as usize) {
+                    if slot.take().is_some() {
+                        indexes.free.push(id);
+                    }
+                }
+            }
+        });
+    }
+}

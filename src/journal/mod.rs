@@ -1,0 +1,4 @@
+//! The evaluation journal in the binding: structural positions and native entry indexes.
+
+pub mod index;
+pub mod positions;

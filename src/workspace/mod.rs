@@ -1,0 +1,7 @@
+//! Workspace persistence in the binding: materialization sessions and stores, storage
+//! adapters written in JS, the native S3 store, and remote Sandbox transfer.
+
+pub mod js_storage;
+pub mod persistence;
+pub mod s3;
+pub mod transfer;

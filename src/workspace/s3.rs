@@ -1,0 +1,314 @@
+//! The native S3 Workspace store (`crates/aml-s3`) for `s3Workspace({ config })`: storages,
+//! leases and object bodies in small-integer tables, each operation a Promise of an
+//! [`S3Outcome`]. A failure is `error`: JSON `{class, message, cause?, workspaceId?}` that
+//! `lib/workspace/s3/native-storage.js` turns into the documented JS error. Conversions only.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use aml_s3::{
+    ByteStream, ErrorClass, NativeS3Client, S3Config, S3Credentials, S3WorkspaceLease,
+    S3WorkspaceStorage, StorageError, WriteCondition,
+};
+use futures_util::StreamExt;
+use napi::bindgen_prelude::{Buffer, Object};
+use napi::{Env, Error, Result, Status};
+use napi_derive::napi;
+use serde_json::{json, Value};
+
+use crate::boundary::async_runtime::spawn_promise;
+
+#[napi(object)]
+#[derive(Default)]
+pub struct S3Outcome {
+    pub ok: bool,
+    pub error: Option<String>,
+    /// A lease or body handle.
+    pub handle: Option<u32>,
+    pub version: Option<String>,
+    pub paths: Option<Vec<String>>,
+    /// One body chunk; absent at the end of the body.
+    pub chunk: Option<Buffer>,
+}
+
+struct Table<T> {
+    live: HashMap<u32, T>,
+    next: u32,
+}
+
+impl<T: Clone> Table<T> {
+    fn insert(&mut self, value: T) -> u32 {
+        loop {
+            self.next = self.next.wrapping_add(1).max(1);
+            if !self.live.contains_key(&self.next) {
+                self.live.insert(self.next, value);
+                return self.next;
+            }
+        }
+    }
+}
+
+fn table<T>() -> Mutex<Table<T>> {
+    Mutex::new(Table {
+        live: HashMap::new(),
+        next: 0,
+    })
+}
+
+type Body = Arc<tokio::sync::Mutex<ByteStream>>;
+static STORAGES: LazyLock<Mutex<Table<S3WorkspaceStorage>>> = LazyLock::new(table);
+static LEASES: LazyLock<Mutex<Table<Arc<S3WorkspaceLease>>>> = LazyLock::new(table);
+static BODIES: LazyLock<Mutex<Table<Body>>> = LazyLock::new(table);
+
+fn get<T: Clone>(table: &Mutex<Table<T>>, id: u32) -> std::result::Result<T, StorageError> {
+    let table = table.lock().unwrap_or_else(|p| p.into_inner());
+    table
+        .live
+        .get(&id)
+        .cloned()
+        .ok_or_else(|| StorageError::Failed {
+            class: ErrorClass::Error,
+            message: "AML S3 Workspace handle is closed".into(),
+            cause: None,
+        })
+}
+
+fn put<T: Clone>(table: &Mutex<Table<T>>, value: T) -> u32 {
+    table
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(value)
+}
+
+fn error_json(error: &StorageError) -> String {
+    let value = match error {
+        StorageError::Conflict { workspace_id } => {
+            json!({ "class": "Conflict", "message": error.message(), "workspaceId": workspace_id })
+        }
+        StorageError::ConditionFailed { message, .. } => {
+            json!({ "class": "Error", "message": message, "name": "PreconditionFailed" })
+        }
+        StorageError::Failed {
+            class,
+            message,
+            cause,
+        } => json!({
+            "class": format!("{class:?}"),
+            "message": message,
+            "cause": cause,
+        }),
+    };
+    value.to_string()
+}
+
+fn done(result: std::result::Result<S3Outcome, StorageError>) -> S3Outcome {
+    match result {
+        Ok(outcome) => S3Outcome {
+            ok: true,
+            ..outcome
+        },
+        Err(error) => S3Outcome {
+            error: Some(error_json(&error)),
+            ..S3Outcome::default()
+        },
+    }
+}
+
+fn config(json: &str) -> Option<(S3Config, String)> {
+    let value: Value = serde_json::from_str(json).ok()?;
+    let text = |key: &str| value[key].as_str().map(str::to_owned);
+    let credentials = value
+        .get("credentials")
+        .filter(|c| c.is_object())
+        .map(|c| S3Credentials {
+            access_key_id: c["accessKeyId"].as_str().unwrap_or_default().into(),
+            secret_access_key: c["secretAccessKey"].as_str().unwrap_or_default().into(),
+            session_token: c["sessionToken"].as_str().map(str::to_owned),
+        });
+    let config = S3Config {
+        bucket: text("bucket")?,
+        region: text("region"),
+        endpoint: text("endpoint"),
+        credentials,
+        force_path_style: value["forcePathStyle"].as_bool().unwrap_or(false),
+    };
+    Some((config, text("prefix")?))
+}
+
+/// A storage for `{bucket, prefix, region?, endpoint?, credentials?, forcePathStyle?}` (JSON,
+/// validated by the facade). No request is made.
+#[napi]
+pub fn s3_storage_create(config_json: String) -> Result<u32> {
+    let (config, prefix) = config(&config_json)
+        .ok_or_else(|| Error::new(Status::InvalidArg, "invalid S3 storage config"))?;
+    let client =
+        NativeS3Client::new(&config).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+    Ok(put(
+        &STORAGES,
+        S3WorkspaceStorage::new(Arc::new(client), config.bucket, prefix),
+    ))
+}
+
+#[napi]
+pub fn s3_storage_close(storage: u32) {
+    STORAGES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .live
+        .remove(&storage);
+}
+
+fn run<F>(env: &Env, work: F) -> Result<Object<'_>>
+where
+    F: std::future::Future<Output = std::result::Result<S3Outcome, StorageError>> + Send + 'static,
+{
+    spawn_promise(env, async move { Ok(done(work.await)) }, |_, outcome| {
+        Ok(outcome)
+    })
+}
+
+/// Opens Workspace `id`; `handle` is the lease.
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_storage_acquire(env: &Env, storage: u32, id: String, lock: bool) -> Result<Object<'_>> {
+    run(env, async move {
+        let lease = get(&STORAGES, storage)?.acquire(&id, lock).await?;
+        Ok(S3Outcome {
+            handle: Some(put(&LEASES, Arc::new(lease))),
+            ..S3Outcome::default()
+        })
+    })
+}
+
+/// `handle` is a body (read it with `s3BodyNext`), absent when the object does not exist.
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_lease_read(env: &Env, lease: u32, path: String) -> Result<Object<'_>> {
+    run(env, async move {
+        let Some(object) = get(&LEASES, lease)?.read(&path).await? else {
+            return Ok(S3Outcome::default());
+        };
+        let body = put(&BODIES, Arc::new(tokio::sync::Mutex::new(object.body)));
+        Ok(S3Outcome {
+            handle: Some(body),
+            version: Some(object.version),
+            ..S3Outcome::default()
+        })
+    })
+}
+
+/// The next chunk of `body`; the end (or a failure) closes it.
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_body_next(env: &Env, body: u32) -> Result<Object<'_>> {
+    run(env, async move {
+        let stream = get(&BODIES, body)?;
+        let next = stream.lock().await.next().await;
+        match next {
+            Some(Ok(chunk)) => Ok(S3Outcome {
+                chunk: Some(chunk.to_vec().into()),
+                ..S3Outcome::default()
+            }),
+            end => {
+                s3_body_close(body);
+                match end {
+                    Some(Err(error)) => Err(StorageError::Failed {
+                        class: ErrorClass::Error,
+                        message: error.to_string(),
+                        cause: None,
+                    }),
+                    _ => Ok(S3Outcome::default()),
+                }
+            }
+        }
+    })
+}
+
+#[napi]
+pub fn s3_body_close(body: u32) {
+    BODIES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .live
+        .remove(&body);
+}
+
+/// Writes `body`; `condition` is `{kind: "absent"} | {kind: "version", version}` JSON.
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_lease_write(
+    env: &Env,
+    lease: u32,
+    path: String,
+    body: Buffer,
+    condition: Option<String>,
+    content_type: Option<String>,
+) -> Result<Object<'_>> {
+    let bytes = bytes::Bytes::from(body.to_vec());
+    let condition = condition
+        .and_then(|json| serde_json::from_str::<Value>(&json).ok())
+        .and_then(|value| match value["kind"].as_str() {
+            Some("absent") => Some(WriteCondition::Absent),
+            Some("version") => value["version"]
+                .as_str()
+                .map(|v| WriteCondition::Version(v.into())),
+            _ => None,
+        });
+    run(env, async move {
+        let lease = get(&LEASES, lease)?;
+        let version = lease
+            .write(&path, bytes, condition.as_ref(), content_type.as_deref())
+            .await?;
+        Ok(S3Outcome {
+            version: Some(version),
+            ..S3Outcome::default()
+        })
+    })
+}
+
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_lease_list(env: &Env, lease: u32, prefix: String) -> Result<Object<'_>> {
+    run(env, async move {
+        let paths = get(&LEASES, lease)?.list(&prefix).await?;
+        Ok(S3Outcome {
+            paths: Some(paths),
+            ..S3Outcome::default()
+        })
+    })
+}
+
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_lease_delete(env: &Env, lease: u32, paths: Vec<String>) -> Result<Object<'_>> {
+    run(env, async move {
+        get(&LEASES, lease)?.delete(&paths).await?;
+        Ok(S3Outcome::default())
+    })
+}
+
+/// Releases the lease (idempotent in the store); the handle closes afterwards.
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_lease_release(env: &Env, lease: u32) -> Result<Object<'_>> {
+    run(env, async move {
+        let held = get(&LEASES, lease)?;
+        let outcome = held.release().await;
+        LEASES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .live
+            .remove(&lease);
+        outcome.map(|()| S3Outcome::default())
+    })
+}
+
+/// One renewal now (tests; the store renews every 5 minutes by itself).
+#[napi(ts_return_type = "Promise<S3Outcome>")]
+pub fn s3_lease_refresh(env: &Env, lease: u32) -> Result<Object<'_>> {
+    run(env, async move {
+        get(&LEASES, lease)?.refresh_lock().await?;
+        Ok(S3Outcome::default())
+    })
+}
+
+/// Live handles (tests prove a released lease and a finished body leave nothing behind).
+#[napi]
+pub fn s3_live_handles() -> u32 {
+    let count = |n: usize| n as u32;
+    count(LEASES.lock().unwrap_or_else(|p| p.into_inner()).live.len())
+        + count(BODIES.lock().unwrap_or_else(|p| p.into_inner()).live.len())
+}
