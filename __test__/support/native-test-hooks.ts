@@ -39,7 +39,7 @@ export function hasTestHooks(addon: Record<string, unknown>): boolean {
 
 /** `(at src/boundary/test_hooks.rs:<line>:<column>)`: where the hook panics whose body contains `needle`. */
 export function hookLocation(needle: string): string {
-  const source = readFileSync(new URL("../../src/test_hooks.rs", import.meta.url), "utf8").split("\n")
+  const source = readFileSync(new URL("../../src/boundary/test_hooks.rs", import.meta.url), "utf8").split("\n")
   const line = source.findIndex((text) => text.includes(needle))
   if (line < 0) throw new Error(`src/boundary/test_hooks.rs has no line containing ${needle}`)
   return `(at src/boundary/test_hooks.rs:${line + 1}:${source[line]!.indexOf("panic!") + 1})`
