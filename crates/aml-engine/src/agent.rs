@@ -6,10 +6,11 @@ use crate::capture::{AgentPlan, Capture, McpGrant, McpKind, PlanState, ToolGrant
 use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::js_text::js_trim;
+use crate::primitive::NodeKind;
 use crate::primitive::Primitive;
 use crate::shared::Shared;
 use crate::step::{Op, Step};
-use crate::task::{NodeKind, Task};
+use crate::task::Task;
 use crate::trace::{AttrValue, SpanKind};
 
 /// Where a primitive on top of the stack would place its content.

@@ -76,7 +76,7 @@ pub struct AgentPlan {
     pub tools: Vec<ToolGrant>,
     pub mcp: Vec<McpGrant>,
     /// Skill packages registered with this Agent, in completion order.
-    pub skills: Vec<crate::skill::SkillGrant>,
+    pub skills: Vec<SkillGrant>,
     /// The facade answered this Agent from an evaluation journal (position.rs): its span
     /// says so with `journal.replayed`.
     pub(crate) replayed: bool,
@@ -105,4 +105,14 @@ pub(crate) enum Capture {
     Agent(Box<AgentPlan>),
     System { buffer: String },
     FollowUp { buffer: String },
+}
+
+/// A Skill package registered with the nearest Agent plan. The provider request lists it,
+/// and the facade stages it for the provider call only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillGrant {
+    /// The package name from its SKILL.md; one Agent cannot stage two packages of one name.
+    pub name: String,
+    /// The facade's handle for the package (an index in its per-domain table).
+    pub reference: u32,
 }

@@ -6,14 +6,15 @@ use crate::error::EvalError;
 use crate::external_spans::ExternalSpans;
 use crate::identity::Identity;
 use crate::limits::Limits;
+use crate::primitive::NodeKind;
 use crate::scheduler::Scheduler;
 use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::Step;
-use crate::task::{NodeKind, Task};
+use crate::task::Task;
 use crate::trace::{Attributes, OpenSpan, SpanFailure, SpanKind, TraceRecord};
 
-pub type TaskId = u32;
+pub use crate::task::TaskId;
 
 /// Runtime options the engine enforces, beyond the limits.
 #[derive(Debug, Clone, Default)]
@@ -32,7 +33,7 @@ pub struct Domain {
     tasks: Vec<Option<Task>>,
     free: Vec<TaskId>,
     /// Journal positions (position.rs), only in an evaluation given a journal.
-    pub(crate) positions: Option<Box<crate::position::Positions>>,
+    pub(crate) positions: Option<Box<crate::journal_tables::Positions>>,
 }
 
 const NO_TASK: EvalError = EvalError::Invariant("AML evaluation task is not active");

@@ -4,11 +4,11 @@
 //! Each forwards to the task on which the primitive stands.
 
 use crate::agent::AgentEntry;
+use crate::capture::SkillGrant;
 use crate::capture::{AgentPlan, McpKind};
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::scope::ScopeEntry;
-use crate::skill::SkillGrant;
 use crate::step::Step;
 use crate::trace::Attributes;
 

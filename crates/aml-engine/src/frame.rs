@@ -3,7 +3,7 @@
 
 use crate::capture::Capture;
 use crate::identity::Identity;
-use crate::task::NodeKind;
+use crate::primitive::{kind_adds_depth, NodeKind};
 use crate::trace::OpenSpan;
 
 #[derive(Debug)]
@@ -62,7 +62,7 @@ impl Frame {
     pub(crate) fn adds_depth(&self) -> bool {
         match self {
             Frame::Array { .. } => false,
-            Frame::Node { kind, .. } => crate::task::kind_adds_depth(*kind),
+            Frame::Node { kind, .. } => kind_adds_depth(*kind),
             Frame::Capture { .. } | Frame::Scope { .. } => true,
         }
     }

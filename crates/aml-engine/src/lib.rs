@@ -19,9 +19,11 @@ mod frame;
 mod identity;
 // JS text rules live in the shared aml-text crate; the alias keeps `crate::js_text::…` paths.
 use aml_text as js_text;
+mod journal_tables;
 mod json_schema;
 mod limits;
 mod loop_render;
+mod parked;
 mod position;
 mod primitive;
 mod scheduler;
@@ -37,25 +39,24 @@ mod trace_compact;
 mod workspace;
 
 pub use agent::AgentEntry;
-pub use capture::{AgentPlan, McpGrant, McpKind, ToolGrant};
+pub use capture::{AgentPlan, McpGrant, McpKind, SkillGrant, ToolGrant};
 pub use domain::{Domain, Policy, TaskId};
 pub use error::EvalError;
 pub use identity::Identity;
+pub use journal_tables::{JournalStep, SparePositions};
 pub use js_text::js_trim;
 pub use json_schema::json_schema_problem;
 pub use limits::Limits;
 pub use loop_render::STATE_TOOL;
-pub use position::{JournalStep, SparePositions};
 pub use primitive::{Primitive, PRIMITIVES};
 pub use scheduler::Scheduler;
 pub use scope::ScopeEntry;
-pub use skill::SkillGrant;
 pub use span_id::SpanId;
 pub use step::{Op, Step, TRACE_PENDING};
 pub use task::NodeKind;
 pub use text_agent::TextAgentStart;
 pub use trace::{
-    attributes_from_json, compact_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind,
-    SpanStatus, TraceRecord,
+    attributes_from_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord,
 };
+pub use trace_compact::compact_json;
 pub use workspace::Channel;

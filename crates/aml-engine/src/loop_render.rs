@@ -22,52 +22,16 @@ use crate::capture::ToolGrant;
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::frame::Frame;
-use crate::identity::Identity;
+use crate::parked::Parked;
+use crate::primitive::NodeKind;
 use crate::primitive::Primitive;
 use crate::shared::Shared;
-use crate::span_id::SpanId;
 use crate::step::{Op, Step};
-use crate::task::{NodeKind, Task};
-use crate::trace::{AttrValue, OpenSpan, SpanFailure, SpanKind};
+use crate::task::Task;
+use crate::trace::{AttrValue, SpanKind};
 
 /// The name of the runtime-owned Loop state Tool.
 pub const STATE_TOOL: &str = "aml_set_state";
-
-/// The selected Agent of a render task while the rest of the render value is checked.
-#[derive(Debug)]
-pub(crate) struct Parked {
-    /// The Agent's node frame; `None` once it was resumed.
-    frame: Option<Frame>,
-    /// Identities of the frames below it (its ancestors) when it was found.
-    identities: Vec<Identity>,
-    /// The task's node depth with the Agent counted.
-    depth: u64,
-    /// The span that enclosed it.
-    parent: SpanId,
-    /// How many of its ancestor frames are still on the stack: a frame popped below this
-    /// height is one of them.
-    pub(crate) floor: usize,
-    /// Spans of ancestors popped while it waits, innermost first; they close after it.
-    deferred: Vec<OpenSpan>,
-}
-
-impl Parked {
-    /// A frame was popped, leaving `height` frames; returns the span to close now, if any.
-    pub(crate) fn popped(&mut self, height: usize, span: Option<OpenSpan>) -> Option<OpenSpan> {
-        if height >= self.floor {
-            return span;
-        }
-        self.floor = height;
-        self.deferred.extend(span);
-        None
-    }
-
-    pub(crate) fn close_deferred(self, failure: Option<&SpanFailure>, sh: &mut Shared) {
-        for span in self.deferred {
-            sh.tracer.close(span, failure, vec![], vec![]);
-        }
-    }
-}
 
 fn is_agent(kind: NodeKind) -> bool {
     matches!(kind, NodeKind::Primitive(code) if Primitive::from_code(code) == Some(Primitive::Agent))

@@ -13,8 +13,10 @@ use crate::capture::{AgentPlan, Capture};
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::frame::Frame;
+use crate::journal_tables::{JournalStep, Positions, SparePositions};
+use crate::primitive::NodeKind;
 use crate::step::Step;
-use crate::task::{NodeKind, Task};
+use crate::task::Task;
 use crate::trace::AttrValue;
 
 impl AgentPlan {
@@ -61,37 +63,6 @@ impl Task {
         }
     }
 }
-
-/// What a journaled Agent's lookup left for its recording (docs/JOURNAL.md): the key and
-/// the raw request digest, kept here by task so the facade never needs them as JS strings
-/// on the common path. The strings are reused from task to task.
-#[derive(Debug, Default)]
-pub struct JournalStep {
-    pub key: String,
-    pub digest: [u8; 32],
-    /// Set by the lookup of an Agent that will run and be recorded; cleared when taken.
-    pub live: bool,
-}
-
-/// The origins and creation ordinals of one journaled evaluation.
-#[derive(Debug, Default)]
-pub(crate) struct Positions {
-    /// By task id: the task's origin prefix. Ids are reused: every creation overwrites it
-    /// (in place, keeping the string's buffer).
-    origins: Vec<String>,
-    /// `<position><tag>` → how many tasks (`e`) or Tool calls (`t`) it created so far.
-    ordinals: foldhash::HashMap<String, u32>,
-    /// By task id: the pending journal step of its ready Agent.
-    steps: Vec<JournalStep>,
-    /// Scratch text for ordinal lookups (no allocation once it has grown).
-    scratch: String,
-}
-
-/// The position tables of a finished journaled evaluation, emptied, kept by the binding for
-/// the next one: their per-task strings then keep their buffers, so a journaled Agent costs
-/// no allocation for its origin or key once a first evaluation of that size ran.
-#[derive(Debug)]
-pub struct SparePositions(Box<Positions>);
 
 impl Domain {
     /// Journaled evaluations only: from now on every new task records its origin.

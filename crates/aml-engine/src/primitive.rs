@@ -73,3 +73,21 @@ mod tests {
         assert_eq!(Primitive::from_code(14), None);
     }
 }
+
+/// Every node adds one depth level except a Context Provider, which is a transparent
+/// lexical wrapper (INVENTORY CTX-1).
+pub(crate) fn kind_adds_depth(kind: NodeKind) -> bool {
+    match kind {
+        NodeKind::Component => true,
+        NodeKind::Primitive(code) => Primitive::from_code(code) != Some(Primitive::Context),
+    }
+}
+
+/// What kind of node the driver found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An ordinary function component (Fragment included).
+    Component,
+    /// A built-in primitive, by its code (see [`crate::Primitive`]).
+    Primitive(u8),
+}

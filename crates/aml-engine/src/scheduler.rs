@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use crate::domain::TaskId;
+use crate::task::TaskId;
 
 #[derive(Debug, Default)]
 pub struct Scheduler {

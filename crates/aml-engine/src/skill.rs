@@ -8,6 +8,7 @@
 //! it — the Agent prompt, or that Agent's `<System>` / `<FollowUp>` text.
 
 use crate::agent::Target;
+use crate::capture::SkillGrant;
 use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::scope::ScopeEntry;
@@ -15,16 +16,6 @@ use crate::shared::Shared;
 use crate::step::Step;
 use crate::task::Task;
 use crate::trace::{Attributes, SpanKind};
-
-/// A Skill package registered with the nearest Agent plan. The provider request lists it,
-/// and the facade stages it for the provider call only.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkillGrant {
-    /// The package name from its SKILL.md; one Agent cannot stage two packages of one name.
-    pub name: String,
-    /// The facade's handle for the package (an index in its per-domain table).
-    pub reference: u32,
-}
 
 impl Task {
     /// Enters the `<Skill>` on top. Valid where its text reaches an Agent plan: directly in

@@ -8,30 +8,15 @@ use crate::capture::{Capture, PlanState};
 use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::identity::{ActiveSet, Identity};
+use crate::primitive::kind_adds_depth;
+pub use crate::primitive::NodeKind;
 use crate::shared::Shared;
 use crate::span_id::SpanId;
 use crate::step::{Op, Step};
 use crate::trace::{SpanFailure, SpanKind};
 
-/// Every node adds one depth level except a Context Provider, which is a transparent
-/// lexical wrapper (INVENTORY CTX-1).
-pub(crate) fn kind_adds_depth(kind: NodeKind) -> bool {
-    match kind {
-        NodeKind::Component => true,
-        NodeKind::Primitive(code) => {
-            crate::Primitive::from_code(code) != Some(crate::Primitive::Context)
-        }
-    }
-}
-
-/// What kind of node the driver found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeKind {
-    /// An ordinary function component (Fragment included).
-    Component,
-    /// A built-in primitive, by its code (see [`crate::Primitive`]).
-    Primitive(u8),
-}
+/// A task's id in its domain (ids are reused once a task is gone).
+pub type TaskId = u32;
 
 #[derive(Debug)]
 pub(crate) struct Task {
@@ -59,7 +44,7 @@ pub(crate) struct Task {
     /// (workspace.rs).
     pub(crate) top_level: bool,
     /// The Agent a render task selected, while the rest of its value is checked.
-    pub(crate) parked: Option<Box<crate::loop_render::Parked>>,
+    pub(crate) parked: Option<Box<crate::parked::Parked>>,
 }
 
 impl Task {

@@ -10,9 +10,9 @@ use crate::capture::AgentPlan;
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::identity::Identity;
+use crate::primitive::NodeKind;
 use crate::primitive::Primitive;
 use crate::step::{Op, Step};
-use crate::task::NodeKind;
 
 /// How entering a text-only Agent ended.
 pub enum TextAgentStart<'a> {

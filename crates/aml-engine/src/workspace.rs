@@ -7,9 +7,10 @@ use crate::agent::Target;
 use crate::domain::{Domain, TaskId};
 use crate::error::EvalError;
 use crate::frame::Frame;
+use crate::primitive::NodeKind;
 use crate::primitive::Primitive;
 use crate::shared::Shared;
-use crate::task::{NodeKind, Task};
+use crate::task::Task;
 
 /// The channel a primitive on top of a task writes into, as the facade sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
