@@ -11,7 +11,7 @@ import { z } from "zod"
 import { Agent, AmlRuntime, Tool, defineTool } from "@aml-jsx/sdk"
 
 import { startLoopBridge } from "../lib/agents/acp/loop-bridge.js"
-import { acpBridgeStart, acpBridgeStop, liveAcpBridges } from "../lib/core/native.js"
+import { liveAcpBridges } from "../lib/core/native.js"
 import { lendTools, liveNativeTools } from "../lib/tools/native-dispatch.js"
 import { scriptedAcp } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
@@ -38,33 +38,18 @@ const fail = defineTool({
   name: "fail",
 })
 
-type Served = "event loop" | "bridge thread"
-
 /**
- * A bridge over plain lent Tools (no Agent), for the protocol rules: served on the JS
- * thread's event loop (what ACP Agents get, lib/agents/acp/loop-bridge.js) or from the bridge
- * thread (what the Sandbox MCP relay forwards to). Both must follow the same rules.
+ * A bridge over plain lent Tools (no Agent), for the protocol rules: the bridge ACP Agents
+ * get, served on the JS thread's event loop (lib/agents/acp/loop-bridge.js).
  */
-async function bridgeOf(tools: any[], served: Served) {
+async function bridgeOf(tools: any[]) {
   const lent = lendTools(tools, new AbortController().signal)
-  if (served === "event loop") {
-    const bridge = await startLoopBridge(lent.json)
-    return {
-      descriptor: bridge.descriptor,
-      info: { handle: bridge.handle, name: bridge.name },
-      stop() {
-        bridge.stop()
-        lent.release()
-      },
-    }
-  }
-  const info = await acpBridgeStart(lent.json)
-  const descriptor = JSON.parse(info.descriptor)
+  const bridge = await startLoopBridge(lent.json)
   return {
-    descriptor,
-    info,
+    descriptor: bridge.descriptor,
+    info: { handle: bridge.handle, name: bridge.name },
     stop() {
-      acpBridgeStop(info.handle)
+      bridge.stop()
       lent.release()
     },
   }
@@ -78,10 +63,10 @@ const wrapper = (name: string, execute: (input: any) => unknown) => ({
   name,
 })
 
-describe.each<Served>(["event loop", "bridge thread"])("bridge protocol, served on the %s", (served) => {
+describe("bridge protocol", () => {
   // Output text is JSON.stringify of the executor's value (key order kept).
   it("serves tools/list and tools/call to the official MCP client", async () => {
-    const bridge = await bridgeOf([wrapper("echo", (input) => input), wrapper("text", () => "plain"), wrapper("boom", () => { throw new TypeError("bad input") })], served)
+    const bridge = await bridgeOf([wrapper("echo", (input) => input), wrapper("text", () => "plain"), wrapper("boom", () => { throw new TypeError("bad input") })])
     const headers = Object.fromEntries(bridge.descriptor.headers.map((h: any) => [h.name, h.value]))
     const client = new Client({ name: "test", version: "1.0.0" })
     await client.connect(new StreamableHTTPClientTransport(new URL(bridge.descriptor.url), { requestInit: { headers } }))
@@ -104,7 +89,7 @@ describe.each<Served>(["event loop", "bridge thread"])("bridge protocol, served 
   })
 
   it("answers a wrong path or token with 404 and other methods with 405", async () => {
-    const bridge = await bridgeOf([wrapper("echo", (input) => input)], served)
+    const bridge = await bridgeOf([wrapper("echo", (input) => input)])
     const url = bridge.descriptor.url
     const auth = bridge.descriptor.headers[0].value
     expect(bridge.descriptor).toEqual({ headers: [{ name: "Authorization", value: auth }], name: bridge.info.name, type: "http", url })
@@ -226,7 +211,7 @@ describe("the bridge served on the event loop", () => {
       order.push(`end ${input.n}`)
       return input.n
     })
-    const bridge = await bridgeOf([slow], "event loop")
+    const bridge = await bridgeOf([slow])
     const client = await rawClient(bridge.descriptor)
     try {
       client.socket.write(client.request(call(1, "slow", { n: 1 })) + client.request({ id: 2, jsonrpc: "2.0", method: "ping" }) + client.request(call(3, "slow", { n: 3 })))
@@ -248,7 +233,7 @@ describe("the bridge served on the event loop", () => {
       seen = context.signal
       return new Promise(() => {})
     }
-    const bridge = await bridgeOf([hang], "event loop")
+    const bridge = await bridgeOf([hang])
     const client = await rawClient(bridge.descriptor)
     client.socket.write(client.request(call(1, "hang")))
     await eventually(() => expect(seen).toBeDefined())
@@ -272,7 +257,7 @@ describe("the bridge served on the event loop", () => {
       signals.push(context.signal)
       return new Promise(() => {})
     }
-    const bridge = await bridgeOf([hang, wrapper("echo", (input) => input)], "event loop")
+    const bridge = await bridgeOf([hang, wrapper("echo", (input) => input)])
     const first = await rawClient(bridge.descriptor)
     const second = await rawClient(bridge.descriptor)
     try {

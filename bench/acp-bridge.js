@@ -2,13 +2,11 @@
 // 127.0.0.1 to the bridge, through the dispatcher to a JS `execute`, and back. Target ≤ 300 µs
 // median on this machine.
 //
-// Four rows, measured round by round in rotating order so load on a shared machine hits them
+// Three rows, measured round by round in rotating order so load on a shared machine hits them
 // alike:
 // - the bridge ACP Agents use (lib/agents/acp/loop-bridge.js, served on this thread's event loop)
 //   with a minimal client (JSON-RPC `tools/call` over one keep-alive socket), so the figure
 //   is the bridge's: HTTP parse, routing, JS execute, response;
-// - the same protocol served from the bridge thread (what a Sandbox MCP relay forwards to),
-//   same client: four cross-thread wake-ups per call;
 // - the same client against a `node:http` server in this process doing the same JSON work:
 //   the floor of one HTTP round trip on this machine, for scale;
 // - the official `@modelcontextprotocol/sdk` client against the loop bridge, whose own
@@ -20,7 +18,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
 import { startLoopBridge } from "../lib/agents/acp/loop-bridge.js"
-import { acpBridgeStart, acpBridgeStop } from "../lib/core/native.js"
 import { lendTools } from "../lib/tools/native-dispatch.js"
 
 const CALLS = 500
@@ -97,17 +94,6 @@ async function bridgeTarget() {
   return leanTarget(bridge.descriptor, stop, "bridge, lean JSON-RPC client")
 }
 
-/** The same protocol served from the bridge thread (what the Sandbox MCP relay forwards to). */
-async function threadedTarget() {
-  const lent = lendTools([addTool()], new AbortController().signal)
-  const bridge = await acpBridgeStart(lent.json)
-  const stop = () => {
-    acpBridgeStop(bridge.handle)
-    lent.release()
-  }
-  return leanTarget(JSON.parse(bridge.descriptor), stop, "threaded bridge (relay path), same client")
-}
-
 /** A `node:http` server answering `tools/call` as the bridge does, in this process. */
 async function nodeHttpTarget() {
   const tool = addTool()
@@ -171,7 +157,7 @@ async function sdkTarget() {
 }
 
 export async function bridgeBenchmarks() {
-  const targets = [await bridgeTarget(), await threadedTarget(), await nodeHttpTarget(), await sdkTarget()]
+  const targets = [await bridgeTarget(), await nodeHttpTarget(), await sdkTarget()]
   const wall = targets.map(() => [])
   const cpu = targets.map(() => [])
   try {

@@ -42,9 +42,8 @@ export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillP
 
 // The ACP engine (src/acp/session.rs over crates/aml-acp): sessions by handle, one event stream each.
 export const {
-  acpBridgeStart,
-  acpBridgeStop,
   acpLaunchFilesWrite,
+  acpBridgeStop,
   acpLoopBridgeAnswer,
   acpLoopBridgeDescriptor,
   acpLoopBridgeDrop,
@@ -157,7 +156,7 @@ export const { fsReadFile, fsWriteFile } = binding
 // index appends are plain Node-API callbacks (src/hot_path/journal.rs).
 export const {
   JournalIndexHandle,
-  journalDigest,
+  journalToolDigest,
   journalEnable,
   journalFileAppend,
   journalFileOpen,

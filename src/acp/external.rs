@@ -5,40 +5,15 @@
 //! (`src/acp/relay.rs`) is keyed by its relay handle with [`RELAY_PORT_BIT`] set, so the same
 //! pump serves both.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use aml_acp::{external, ExternalExit, ExternalPort, Pipe, Session};
+use aml_acp::{external, ExternalExit, Pipe, Session};
 use napi::bindgen_prelude::{Buffer, Object};
-use napi::{Env, Error, Result};
+use napi::{Env, Result};
 use napi_derive::napi;
 
+use crate::acp::ports::{port, register};
 use crate::acp::session::{insert, parse_config};
 use crate::boundary::async_runtime::{runtime, spawn_promise};
 use crate::boundary::guard::guard;
-
-/// Set in the port key of a relay process; session handles stay below it.
-pub(crate) const RELAY_PORT_BIT: u32 = 1 << 31;
-
-static PORTS: Mutex<Option<HashMap<u32, Arc<ExternalPort>>>> = Mutex::new(None);
-
-fn ports<R>(f: impl FnOnce(&mut HashMap<u32, Arc<ExternalPort>>) -> R) -> R {
-    let mut ports = PORTS.lock().unwrap_or_else(|p| p.into_inner());
-    f(ports.get_or_insert_with(HashMap::new))
-}
-
-fn port(handle: u32) -> Result<Arc<ExternalPort>> {
-    ports(|p| p.get(&handle).cloned())
-        .ok_or_else(|| Error::from_reason("ACP session handle is closed"))
-}
-
-pub(crate) fn register(key: u32, port: Arc<ExternalPort>) {
-    ports(|p| p.insert(key, port));
-}
-
-pub(crate) fn forget(handle: u32) {
-    ports(|p| p.remove(&handle));
-}
 
 fn pipe(which: u32) -> Pipe {
     if which == 2 {
@@ -56,7 +31,7 @@ pub fn acp_session_start_external(config: String, id: String) -> Result<u32> {
         let _entered = runtime().enter();
         let (agent, port) = external(id);
         let handle = insert(Session::start_external(config, agent));
-        ports(|p| p.insert(handle, port));
+        register(handle, port);
         Ok(handle)
     })
 }

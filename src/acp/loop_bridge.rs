@@ -1,8 +1,8 @@
 //! Binding for the MCP bridge served on the JS thread's event loop
 //! (`aml_acp::LoopBridge`, `lib/agents/acp/loop-bridge.js`): the facade owns the `node:net` sockets
-//! and runs the Tool calls it is handed through the same `dispatch` as the threaded bridge;
+//! and runs the Tool calls it is handed through the same `dispatch` as the Sandbox relay's calls;
 //! framing, limits, authentication, routing and the answer texts stay in Rust. See the
-//! crate module for why a Tool call is cheaper here than on the bridge thread.
+//! crate module for why a Tool call is cheaper here than on a thread of its own.
 
 use aml_acp::{BridgeFeed, LoopBridge};
 use aml_ports::ToolSpec;
@@ -10,7 +10,7 @@ use napi::bindgen_prelude::Buffer;
 use napi::{Error, Result, Status};
 use napi_derive::napi;
 
-use crate::acp::threaded_bridge::{bridges, Live};
+use crate::acp::bridges::bridges;
 use crate::boundary::guard::guard;
 use crate::tools::dispatch::{self as tool_dispatch, decode, ToolOutcome};
 
@@ -58,7 +58,7 @@ fn closed() -> LoopBridgeFeed {
 
 fn with_loop(handle: u32, f: impl FnOnce(&mut LoopBridge) -> LoopBridgeFeed) -> LoopBridgeFeed {
     bridges(|b| match b.live.get_mut(&handle) {
-        Some(Live::Loop(bridge)) => f(bridge),
+        Some(bridge) => f(bridge),
         _ => closed(),
     })
 }
@@ -76,7 +76,7 @@ pub fn acp_loop_bridge_open(tools: String) -> Result<LoopBridgeInfo> {
             Error::from_reason(format!("ACP MCP bridge could not start: {error}"))
         })?;
         let name = bridge.name.clone();
-        let handle = bridges(|b| b.insert(Live::Loop(bridge)));
+        let handle = bridges(|b| b.insert(bridge));
         Ok(LoopBridgeInfo { handle, name })
     })
 }
@@ -88,7 +88,7 @@ pub fn acp_loop_bridge_descriptor(handle: u32, port: u32) -> Result<String> {
         let port = u16::try_from(port)
             .map_err(|_| Error::new(Status::InvalidArg, "port out of range".to_owned()))?;
         bridges(|b| match b.live.get(&handle) {
-            Some(Live::Loop(bridge)) => Ok(bridge.descriptor(port).to_string()),
+            Some(bridge) => Ok(bridge.descriptor(port).to_string()),
             _ => Err(Error::from_reason("ACP MCP bridge handle is stopped")),
         })
     })
@@ -120,7 +120,7 @@ pub fn acp_loop_bridge_answer(
 pub fn acp_loop_bridge_drop(handle: u32, conn: u32) -> Result<()> {
     guard(|| {
         bridges(|b| {
-            if let Some(Live::Loop(bridge)) = b.live.get_mut(&handle) {
+            if let Some(bridge) = b.live.get_mut(&handle) {
                 bridge.drop_connection(conn);
             }
         });

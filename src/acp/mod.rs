@@ -1,9 +1,9 @@
 //! ACP Agents in the binding: sessions, sessions over a Sandbox process, the MCP Tool
-//! bridges and the Sandbox MCP relay.
+//! bridge served on the JS event loop, its registry, and the Sandbox MCP relay.
 
-pub(crate) mod bridge_runtime;
+pub mod bridges;
 pub mod external;
 pub mod loop_bridge;
+pub(crate) mod ports;
 pub mod relay;
 pub mod session;
-pub mod threaded_bridge;

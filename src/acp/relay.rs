@@ -11,8 +11,8 @@ use napi::bindgen_prelude::Object;
 use napi::{Env, Error, Result};
 use napi_derive::napi;
 
-use crate::acp::external::{forget, register, RELAY_PORT_BIT};
-use crate::acp::threaded_bridge::relay_target;
+use crate::acp::bridges::relay_target;
+use crate::acp::ports::{forget, register, RELAY_PORT_BIT};
 use crate::boundary::async_runtime::{runtime, spawn_promise};
 use crate::boundary::guard::guard;
 

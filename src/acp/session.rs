@@ -135,7 +135,7 @@ pub(crate) fn insert(session: Session) -> u32 {
     sessions(|s| {
         loop {
             // Below RELAY_PORT_BIT: external ports of relays share the port table.
-            s.next = s.next.wrapping_add(1) % crate::acp::external::RELAY_PORT_BIT;
+            s.next = s.next.wrapping_add(1) % crate::acp::ports::RELAY_PORT_BIT;
             if s.next != 0 && !s.live.contains_key(&s.next) {
                 break;
             }
@@ -292,7 +292,7 @@ pub fn acp_session_close(handle: u32) -> Result<()> {
 pub fn acp_session_release(handle: u32) -> Result<()> {
     guard(|| {
         sessions(|s| s.live.remove(&handle));
-        crate::acp::external::forget(handle);
+        crate::acp::ports::forget(handle);
         Ok(())
     })
 }

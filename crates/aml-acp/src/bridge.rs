@@ -1,5 +1,7 @@
-//! The MCP Tool bridge (INVENTORY BA-0 "MCP bridge"): a Streamable-HTTP MCP server on
-//! `127.0.0.1:<random>/mcp` that serves an Agent's JS Tools to its ACP agent. Stateless JSON
+//! The MCP Tool bridge's protocol (INVENTORY BA-0 "MCP bridge"): a Streamable-HTTP MCP server on
+//! `127.0.0.1:<random>/mcp` that serves an Agent's JS Tools to its ACP agent. The host owns the
+//! sockets (`bridge_loop.rs`: the addon serves them on the JS thread's event loop); this module
+//! is the routing both the loopback connections and the Sandbox MCP relay go through. Stateless JSON
 //! responses; `Authorization: Bearer <token>` required. A wrong path or token is 404 (the
 //! server does not reveal itself), any other method on `/mcp` is 405. Tool calls go through
 //! the [`ToolInvoker`] (the weak JS dispatcher in the addon), failures become `isError`
@@ -10,51 +12,15 @@ use std::sync::Arc;
 
 use aml_ports::{ToolCallError, ToolInvoker, ToolRef, ToolSpec};
 use serde_json::{json, Value};
-use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
-use crate::http::{self, ReadError};
+use crate::http;
 
 /// Largest accepted request body (the contract's relay limit).
 pub(crate) const BODY_LIMIT: usize = 4 * 1024 * 1024;
 /// MCP revision we answer with when the client asks for one we do not know.
 const PROTOCOL: &str = "2025-06-18";
 const KNOWN_PROTOCOLS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// A running bridge; dropping it (or [`stop`](Bridge::stop)) stops serving and cancels calls.
-pub struct Bridge {
-    /// `aml_<32 hex>`, the MCP server name the agent sees.
-    pub name: String,
-    /// `http://127.0.0.1:<port>/mcp`.
-    pub url: String,
-    /// The bearer token (a UUID).
-    pub token: String,
-    stop: CancellationToken,
-    served: Arc<Served>,
-}
-
-impl Bridge {
-    pub fn stop(&self) {
-        self.stop.cancel();
-    }
-
-    /// What a Sandbox MCP relay forwards its requests to (the same routing, authentication
-    /// included, as a loopback connection gets).
-    pub fn relay_target(&self) -> RelayTarget {
-        RelayTarget(Arc::clone(&self.served))
-    }
-
-    /// The ACP `McpServer` descriptor for `session/new`.
-    pub fn descriptor(&self) -> Value {
-        descriptor(&self.name, &self.url, &self.token)
-    }
-}
-
-impl Drop for Bridge {
-    fn drop(&mut self) {
-        self.stop.cancel();
-    }
-}
 
 pub(crate) struct Served {
     tools: Vec<ToolSpec>,
@@ -126,26 +92,6 @@ pub(crate) fn descriptor(name: &str, url: &str, token: &str) -> Value {
     })
 }
 
-/// Starts serving `tools` on a random loopback port. Must run inside a tokio runtime.
-pub async fn start(tools: Vec<ToolSpec>, invoker: Arc<dyn ToolInvoker>) -> io::Result<Bridge> {
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
-    let port = listener.local_addr()?.port();
-    let Identity {
-        name,
-        token,
-        stop,
-        served,
-    } = identity(tools, invoker)?;
-    tokio::spawn(accept_loop(listener, Arc::clone(&served)));
-    Ok(Bridge {
-        name,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        token,
-        stop,
-        served,
-    })
-}
-
 /// A bridge's request handler without its listener, for the Sandbox MCP relay. Holding one
 /// does not keep the bridge serving: once the bridge stops, Tool calls are cancelled.
 #[derive(Clone)]
@@ -160,58 +106,13 @@ pub(crate) struct Answer {
 }
 
 impl RelayTarget {
-    /// Routes one relayed request exactly as the loopback listener would.
+    /// Routes one relayed request exactly as a loopback connection is routed.
     pub(crate) async fn handle(&self, request: &http::Request) -> Answer {
         let (status, body, extra) = route(&self.0, request).await;
         Answer {
             status,
             body,
             allow_post: !extra.is_empty(),
-        }
-    }
-}
-
-async fn accept_loop(listener: TcpListener, served: Arc<Served>) {
-    loop {
-        tokio::select! {
-            // Stop first: once stopped, a connection waiting in the backlog must be refused
-            // (the listener closes), not served.
-            biased;
-            () = served.stop.cancelled() => return,
-            accepted = listener.accept() => {
-                if let Ok((stream, _)) = accepted {
-                    // Small request/response exchanges: never wait to coalesce packets.
-                    let _ = stream.set_nodelay(true);
-                    tokio::spawn(serve_connection(stream, Arc::clone(&served)));
-                }
-            }
-        }
-    }
-}
-
-async fn serve_connection(mut stream: TcpStream, served: Arc<Served>) {
-    let mut buffer = Vec::new();
-    loop {
-        let request = tokio::select! {
-            biased;
-            () = served.stop.cancelled() => return,
-            request = http::read_request(&mut stream, &mut buffer, BODY_LIMIT) => request,
-        };
-        let request = match request {
-            Ok(request) => request,
-            Err(ReadError::Bad(status)) => {
-                let _ = http::respond(&mut stream, status, b"", "Connection: close\r\n").await;
-                return;
-            }
-            Err(ReadError::Closed | ReadError::Io) => return,
-        };
-        let (status, body, extra) = route(&served, &request).await;
-        if http::respond(&mut stream, status, &body, extra)
-            .await
-            .is_err()
-            || request.close
-        {
-            return;
         }
     }
 }

@@ -7,7 +7,7 @@
 //! wake-ups left are the agent's own. The protocol stays here: request framing and limits
 //! (`http::parse_request`), authentication, the 404/405 rules, JSON-RPC and MCP routing
 //! (`bridge::route_sync`) and the answer texts (`bridge::call_answer`) are the very code the
-//! tokio listener runs. The host only moves bytes and runs the Tool calls it is handed.
+//! Sandbox MCP relay's requests go through. The host only moves bytes and runs the Tool calls it is handed.
 //!
 //! Per connection, requests are answered in order: while a Tool call is out, later
 //! requests (a pipelining client) wait in the buffer.
@@ -139,10 +139,7 @@ fn advance(served: &Served, connection: &mut Connection, feed: &mut Feed) {
             Ok(Some(request)) => request,
             Ok(None) => return,
             Err(error) => {
-                let status = match error {
-                    ReadError::Bad(status) => status,
-                    ReadError::Closed | ReadError::Io => 400,
-                };
+                let ReadError::Bad(status) = error;
                 feed.write
                     .extend(http::response(status, b"", "Connection: close\r\n"));
                 connection.buffer.clear();

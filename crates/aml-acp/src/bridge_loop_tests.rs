@@ -93,7 +93,7 @@ fn a_tool_call_is_handed_to_the_host_and_answered_with_its_outcome() {
 }
 
 #[test]
-fn failures_are_is_error_results_with_the_same_texts_as_the_threaded_bridge() {
+fn failures_are_is_error_results_the_model_can_read() {
     let mut bridge = bridge();
     let auth = token(&bridge);
     bridge.feed(1, &post(&auth, &call(1, 2), ""));
@@ -163,10 +163,7 @@ fn wrong_token_path_or_method_and_bad_framing_follow_the_bridge_rules() {
     let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
     let feed = bridge.feed(1, &post("Bearer wrong", &ping, ""));
     assert_eq!(responses(&feed.write)[0].0, "HTTP/1.1 404 Not Found");
-    assert!(
-        !feed.close,
-        "a 404 keeps the connection, as the threaded bridge does"
-    );
+    assert!(!feed.close, "a 404 keeps the connection open");
     let get = format!("GET /mcp HTTP/1.1\r\nAuthorization: {auth}\r\n\r\n");
     let feed = bridge.feed(1, get.as_bytes());
     assert_eq!(
@@ -234,4 +231,24 @@ fn notifications_are_accepted_without_a_body() {
     let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
     let feed = bridge.feed(1, &post(&auth, &note, ""));
     assert_eq!(responses(&feed.write)[0].0, "HTTP/1.1 202 Accepted");
+}
+
+#[test]
+fn initialize_negotiates_a_known_revision_and_tools_list_names_the_lent_tools() {
+    let mut bridge = bridge();
+    let auth = token(&bridge);
+    let name = bridge.name.clone();
+    for (asked, answered) in [("2025-03-26", "2025-03-26"), ("1999-01-01", "2025-06-18")] {
+        let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": asked, "capabilities": {} } });
+        let feed = bridge.feed(1, &post(&auth, &init, ""));
+        let answers = responses(&feed.write);
+        assert_eq!(answers[0].1["result"]["protocolVersion"], answered);
+        assert_eq!(answers[0].1["result"]["serverInfo"]["name"], name.as_str());
+    }
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" });
+    let answers = responses(&bridge.feed(1, &post(&auth, &list, "")).write);
+    assert_eq!(
+        answers[0].1["result"]["tools"],
+        json!([{ "name": "add", "description": "adds", "inputSchema": { "type": "object" } }])
+    );
 }

@@ -2,10 +2,6 @@
 //! `Content-Length` (bounded), and a response with a length. Keep-alive is supported
 //! because MCP clients (fetch) reuse connections. Nothing here is general-purpose.
 
-use std::io;
-
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-
 /// Largest accepted request head.
 const HEAD_LIMIT: usize = 64 * 1024;
 
@@ -18,38 +14,12 @@ pub struct Request {
 }
 
 pub enum ReadError {
-    /// The peer closed the connection between requests.
-    Closed,
     /// The request is unusable; answer with this status and close.
     Bad(u16),
-    Io,
-}
-
-/// Reads one request; `buffer` carries bytes read past the previous request.
-pub async fn read_request<R: AsyncRead + Unpin>(
-    stream: &mut R,
-    buffer: &mut Vec<u8>,
-    body_limit: usize,
-) -> Result<Request, ReadError> {
-    loop {
-        if let Some(request) = parse_request(buffer, body_limit)? {
-            return Ok(request);
-        }
-        let mut chunk = [0u8; 8192];
-        let read = stream.read(&mut chunk).await.map_err(|_| ReadError::Io)?;
-        if read == 0 {
-            return Err(if buffer.is_empty() {
-                ReadError::Closed
-            } else {
-                ReadError::Bad(400)
-            });
-        }
-        buffer.extend_from_slice(&chunk[..read]);
-    }
 }
 
 /// Takes one whole request off the front of `buffer`, or `None` while more bytes are needed
-/// (sans-IO: the tokio reader above and the JS-thread bridge, `bridge_loop.rs`, both feed it).
+/// (sans-IO: the JS-thread bridge, `bridge_loop.rs`, and the Sandbox MCP relay feed it).
 pub fn parse_request(
     buffer: &mut Vec<u8>,
     body_limit: usize,
@@ -137,16 +107,4 @@ pub fn response(status: u16, body: &[u8], extra: &str) -> Vec<u8> {
     let mut message = head.into_bytes();
     message.extend_from_slice(body);
     message
-}
-
-/// Writes a response; `body` is JSON when non-empty.
-pub async fn respond<W: AsyncWrite + Unpin>(
-    stream: &mut W,
-    status: u16,
-    body: &[u8],
-    extra: &str,
-) -> io::Result<()> {
-    // One write: a head and body sent separately would meet Nagle and a delayed ACK (40 ms).
-    stream.write_all(&response(status, body, extra)).await?;
-    stream.flush().await
 }

@@ -25,12 +25,13 @@ mod lines;
 mod permission;
 mod relay;
 mod session;
+mod session_actor;
 mod session_config;
 mod tail;
 mod transport;
 mod wire;
 
-pub use bridge::{start as start_bridge, Bridge, RelayTarget};
+pub use bridge::RelayTarget;
 pub use bridge_loop::{Feed as BridgeFeed, LoopBridge};
 pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use aml_acp::{external, start_bridge, ExternalExit, ExternalPort, Pipe, Relay, INVALID_READINESS};
+use aml_acp::{external, ExternalExit, ExternalPort, LoopBridge, Pipe, Relay, INVALID_READINESS};
 use aml_ports::{ToolCallError, ToolInvoker, ToolRef, ToolSpec};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -79,8 +79,12 @@ fn body(frame: &Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routes_frames_through_the_bridge_and_kills_on_close() {
-    let bridge = start_bridge(tools(), Arc::new(Doubler)).await.unwrap();
-    let auth = format!("Bearer {}", bridge.token);
+    let bridge = LoopBridge::new(tools(), Arc::new(Doubler)).unwrap();
+    // The descriptor's one header is the bearer authorization a relayed request must carry.
+    let auth = bridge.descriptor(1)["headers"][0]["value"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let (agent, port) = external("relay:1".into());
     answer_kills(&port);
     let relay = Relay::start(bridge.relay_target(), agent, Duration::from_millis(100));
@@ -152,7 +156,7 @@ async fn routes_frames_through_the_bridge_and_kills_on_close() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invalid_readiness_message_is_the_documented_failure() {
-    let bridge = start_bridge(tools(), Arc::new(Doubler)).await.unwrap();
+    let bridge = LoopBridge::new(tools(), Arc::new(Doubler)).unwrap();
     for line in [
         &b"hello\n"[..],
         b"{\"kind\":\"ready\",\"port\":70000}\n",
@@ -170,7 +174,7 @@ async fn an_invalid_readiness_message_is_the_documented_failure() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_end_before_readiness_reports_stderr_or_the_exit() {
-    let bridge = start_bridge(tools(), Arc::new(Doubler)).await.unwrap();
+    let bridge = LoopBridge::new(tools(), Arc::new(Doubler)).unwrap();
     let (agent, port) = external("relay:3".into());
     let relay = Relay::start(bridge.relay_target(), agent, Duration::from_millis(100));
     assert!(
@@ -198,7 +202,7 @@ async fn an_end_before_readiness_reports_stderr_or_the_exit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relay_that_ends_while_needed_is_a_cleanup_failure() {
-    let bridge = start_bridge(tools(), Arc::new(Doubler)).await.unwrap();
+    let bridge = LoopBridge::new(tools(), Arc::new(Doubler)).unwrap();
     let (agent, port) = external("relay:5".into());
     answer_kills(&port);
     let relay = Relay::start(bridge.relay_target(), agent, Duration::from_millis(100));

@@ -2,10 +2,10 @@
 // aml_acp::LoopBridge). Rust owns the protocol: request framing and its limits, the bearer
 // token, the 404/405 rules, JSON-RPC and MCP routing and every answer text. This file only
 // moves bytes between `node:net` sockets and Rust, and runs the Tool calls Rust hands it
-// through the same `dispatch` a threaded bridge call takes (lib/tools/native-dispatch.js), so
+// through the same `dispatch` a Sandbox relay's call takes (lib/tools/native-dispatch.js), so
 // validation, spans, leases and cancellation are unchanged.
 //
-// Why here and not on the bridge thread: the Tools run on this thread, and a call served
+// Why here and not on a thread of its own: the Tools run on this thread, and a call served
 // from another thread costs four cross-thread wake-ups (docs/ACP.md, "The bridge round trip").
 
 import { createServer } from "node:net"
@@ -76,7 +76,7 @@ export async function startLoopBridge(lentJson) {
   const server = createServer({ noDelay: true }, (socket) => {
     const conn = ++nextConn
     sockets.set(conn, socket)
-    // Like the bridge thread, the bridge never keeps Node alive: the evaluation does.
+    // The bridge never keeps Node alive: the evaluation does.
     socket.unref()
     socket.on("data", (chunk) => {
       if (!stopped) apply(conn, socket, step(socket, () => acpLoopBridgeFeed(handle, conn, chunk)))
