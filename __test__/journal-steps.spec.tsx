@@ -1,6 +1,7 @@
 // What the journal records and replays besides plain Agents (docs/JOURNAL.md): callable
 // Tools from components, structured evaluate(), the Tools a provider called, and what it
 // deliberately re-runs (Scripts).
+import { createHash } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -31,6 +32,29 @@ function lookup() {
 }
 
 describe("callable Tools from components", () => {
+  it("frames the Tool call digest's parts by their UTF-8 byte length", async () => {
+    const { tool } = lookup()
+    let schema = ""
+    const provider = {
+      name: "p",
+      async run(request: any) {
+        schema = JSON.stringify(request.tools[0].inputSchema)
+        return { text: "ok" }
+      },
+    }
+    async function Price() {
+      await tool({ sku: "crème brûlée" })
+      return ""
+    }
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    await runtime.evaluate(<Agent>x<Tool use={tool} /></Agent>)
+    const journal = createMemoryJournal()
+    await runtime.evaluate(<Price />, { journal })
+    const part = (text: string) => `${Buffer.byteLength(text)}:${text};`
+    const canonical = `tool;${part("lookup")}${part(schema)}${part(JSON.stringify({ sku: "crème brûlée" }))}`
+    expect(journal.entries()[0]!.digest).toBe(createHash("sha256").update(canonical).digest("hex"))
+  })
+
   it("replays settled calls without running the executor, keeping the tool span", async () => {
     const { executed, tool } = lookup()
     const outputs: unknown[] = []

@@ -77,8 +77,8 @@ pub fn journal_file_append(path: String, record: String) -> Result<()> {
     guard(|| aml_journal::append(Path::new(&path), &record).map_err(journal_error))
 }
 
-/// SHA-256 (hex) of a canonical request text built by lib/journal-digest.js.
+/// The digest (SHA-256 hex) of a callable Tool call: name, input schema JSON, input JSON.
 #[napi]
-pub fn journal_digest(text: String) -> Result<String> {
-    guard(|| Ok(aml_journal::digest(&text)))
+pub fn journal_tool_digest(name: String, input_schema: String, input: String) -> Result<String> {
+    guard(|| Ok(aml_journal::tool_digest(&name, &input_schema, &input)))
 }

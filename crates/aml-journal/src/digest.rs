@@ -1,7 +1,9 @@
 //! Request digests: SHA-256 of a canonical request text, as lowercase hex. Every part is
-//! length-prefixed, so distinct requests never share a text. An Agent's text is hashed here
-//! from the engine's plan ([`agent_digest`]); a callable Tool's is built by the facade
-//! (lib/journal/digest.js) and hashed by [`digest`].
+//! prefixed with its UTF-8 byte length, so distinct requests never share a text. The framing
+//! exists only here: an Agent's text is built from the engine's plan plus the parts only JS
+//! holds ([`agent_digest`], [`AgentRequest::extra`]), a callable Tool's from its three parts
+//! ([`tool_digest`]); the facade (lib/journal/digest.js) hands over plain parts, never
+//! framed text.
 
 use sha2::{Digest, Sha256};
 
@@ -45,9 +47,10 @@ pub fn digest(text: &str) -> String {
     hex(&Sha256::digest(text.as_bytes()))
 }
 
-/// What an Agent digest covers (docs/JOURNAL.md). `extra` is the facade's length-prefixed
-/// text of what only JS holds: the granted Tools' input schemas and the output schema (empty
-/// for a plain Agent without Tools).
+/// What an Agent digest covers (docs/JOURNAL.md). `extra` is what only JS holds, as JSON
+/// `{"tools":[<input schema JSON text> | null, …],"output":[<type>, <schema JSON text>] | null}`
+/// (`null` for a Tool with the fixed Loop state schema), or empty for an Agent with neither
+/// Tools nor structured output.
 pub struct AgentRequest<'a> {
     pub provider: &'a str,
     pub model: Option<&'a str>,
@@ -80,6 +83,36 @@ impl Canonical<'_> {
         self.0.push(b':');
         self.raw(text);
         self.0.push(b';');
+    }
+
+    /// The JS-held parts of an Agent request (see [`AgentRequest::extra`]): `0:;` when there
+    /// are none (the plain Agent's text is unchanged), else `x<n>;` and each Tool schema as a
+    /// part (`-;` for the Loop state Tool), then `o` with the output type and schema as parts.
+    /// Text that is not the documented JSON is hashed as one part, so it still decides.
+    fn extra(&mut self, extra: &str) {
+        if extra.is_empty() {
+            self.raw("0:;");
+            return;
+        }
+        let Ok(parsed) = serde_json::from_str::<serde_json::Value>(extra) else {
+            self.part(extra);
+            return;
+        };
+        let tools = parsed["tools"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        self.0.push(b'x');
+        self.number(tools.len());
+        self.0.push(b';');
+        for tool in tools {
+            match tool.as_str() {
+                Some(schema) => self.part(schema),
+                None => self.raw("-;"),
+            }
+        }
+        if let Some([kind, schema]) = parsed["output"].as_array().map(Vec::as_slice) {
+            self.0.push(b'o');
+            self.part(kind.as_str().unwrap_or(""));
+            self.part(schema.as_str().unwrap_or(""));
+        }
     }
 
     /// `<tag><count>;`, then each item as a part.
@@ -125,8 +158,23 @@ pub fn agent_digest_raw(request: &AgentRequest<'_>) -> Raw {
             text.list(b'm', request.mcp_servers.iter());
             text.list(b's', request.skills.iter());
         }
-        text.part(request.extra);
+        text.extra(request.extra);
         Sha256::digest(buffer.as_slice()).into()
+    })
+}
+
+/// The SHA-256 hex digest of a callable Tool call from a component: the Tool's name, its
+/// input schema's JSON text and the input snapshot's JSON text.
+pub fn tool_digest(name: &str, input_schema: &str, input: &str) -> String {
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        buffer.clear();
+        let mut text = Canonical(&mut buffer);
+        text.raw("tool;");
+        text.part(name);
+        text.part(input_schema);
+        text.part(input);
+        hex(&Sha256::digest(buffer.as_slice()))
     })
 }
 
@@ -137,7 +185,9 @@ pub fn agent_digest(request: &AgentRequest<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{agent_digest, agent_digest_raw, digest, hex, parse_hex, AgentRequest};
+    use super::{
+        agent_digest, agent_digest_raw, digest, hex, parse_hex, tool_digest, AgentRequest,
+    };
 
     #[test]
     fn is_the_sha256_hex_of_the_text() {
@@ -210,12 +260,43 @@ mod tests {
             agent_digest(&request("x", &none, &[]))
         );
         let extra = AgentRequest {
-            extra: "1:x;",
+            extra: r#"{"tools":["{}"],"output":null}"#,
             ..request("x", &none, &[])
         };
         assert_ne!(
             agent_digest(&extra),
             agent_digest(&request("x", &none, &[]))
+        );
+    }
+
+    #[test]
+    fn lengths_are_utf8_bytes() {
+        // "é" is one UTF-16 unit and two UTF-8 bytes: the framing counts bytes.
+        assert_eq!(
+            tool_digest("t", "null", "\"é\""),
+            digest("tool;1:t;4:null;4:\"é\";")
+        );
+    }
+
+    #[test]
+    fn js_held_parts_are_framed_here() {
+        let none: Vec<String> = vec![];
+        let with = |extra| AgentRequest {
+            extra,
+            ..request("x", &none, &[])
+        };
+        let plain = "agent2;1:p;-;1:x;0:;f0;t0;m0;s0;";
+        assert_eq!(agent_digest(&with("")), digest(&format!("{plain}0:;")));
+        assert_eq!(
+            agent_digest(&with(
+                r#"{"tools":["{}",null],"output":["object","{\"a\":1}"]}"#
+            )),
+            digest(&format!("{plain}x2;2:{{}};-;o6:object;7:{{\"a\":1}};"))
+        );
+        // A schema whose text looks like framing cannot collide with two schemas.
+        assert_ne!(
+            agent_digest(&with(r#"{"tools":["1:a;1:b"],"output":null}"#)),
+            agent_digest(&with(r#"{"tools":["a","b"],"output":null}"#))
         );
     }
 }

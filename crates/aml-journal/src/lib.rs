@@ -12,7 +12,9 @@ mod digest;
 mod file;
 mod index;
 
-pub use digest::{agent_digest, agent_digest_raw, digest, hex, parse_hex, AgentRequest, Raw};
+pub use digest::{
+    agent_digest, agent_digest_raw, digest, hex, parse_hex, tool_digest, AgentRequest, Raw,
+};
 pub use file::{append, open, Opened};
 pub use index::{EntryKind, Found, Indexed, JournalIndex, Recorded};
 
