@@ -1,23 +1,23 @@
 // The JS half of one evaluation domain: the native frame machine, the caller's signal,
-// object identities for cycle tracking, the evaluation-local listeners, trace dispatch,
-// driver-owned spans and the JS side of the Agent scheduler.
+// object identities for cycle tracking, the evaluation-local listeners, nested and local
+// tasks, awaits raced against the signal and the JS side of the Agent scheduler. Trace
+// delivery and driver-owned spans are its base class (domain-trace.js).
 
 import { randomUUID } from "node:crypto"
 
 import { textAgentPrompt } from "../agents/direct.js"
 import { runTextAgent } from "../agents/run.js"
 import { enterLocalText } from "../journal/direct.js"
+import { DomainTrace } from "./domain-trace.js"
 import { runTask } from "./driver.js"
 import { ROOT_ENV } from "./env.js"
 import { EvaluationError } from "../errors/errors.js"
-import { describeError } from "../errors/error-shape.js"
 import { callJournaledTool } from "../journal/tool.js"
 import { ListenerRegistry } from "./listeners.js"
 import { NativeEvaluation } from "./native.js"
 import { nodeIdentity } from "./node.js"
 import { nativeLimits } from "./runtime-options.js"
 import { evaluateStructured } from "../schema/structured.js"
-import { findSpanRunner } from "../observability/span-runner.js"
 import { runToolSpan } from "../tools/instrumentation.js"
 import { TraceDispatcher } from "../observability/trace-events.js"
 import { TRACE_BATCH_STEPS } from "../observability/trace-sink.js"
@@ -35,16 +35,13 @@ let syncNesting = 0
 
 const macrotask = () => new Promise((resolve) => setImmediate(resolve))
 
-function attributesJson(attributes) {
-  return attributes === undefined ? undefined : JSON.stringify(attributes)
-}
-
-export class EvaluationDomain {
+export class EvaluationDomain extends DomainTrace {
   /**
    * `abortable` is false when the caller passed no signal: the internal signal can never
    * abort, so awaits skip the abort race entirely.
    */
   constructor(runtimeListeners, options, signal, abortable = true) {
+    super()
     this.options = options
     this.signal = signal
     this.abortable = abortable
@@ -145,50 +142,6 @@ export class EvaluationDomain {
   nodeIdentity(node) {
     const id = nodeIdentity(node)
     return id !== 0 ? id : this.identity(node)
-  }
-
-  refreshTracing() {
-    // Records batched for the sinks go to the listeners that were there when they happened.
-    if (this.traceBatched) this.drainTrace()
-    this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
-    const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
-    this.trace.refresh(this.drainTraceNow)
-    this.traceBatched = tracing && !this.trace.listening
-    if (tracing !== this.tracing) {
-      this.tracing = tracing
-      this.native.setTracing(tracing)
-    }
-  }
-
-  /**
-   * Delivers pending trace records. Listeners get them at once; while only record sinks
-   * listen (trace-sink.js) they wait for the batch: TRACE_BATCH_STEPS calls, or the end of
-   * this event-loop turn, whichever comes first.
-   */
-  flushTrace() {
-    if (this.traceBatched && --this.traceCredit > 0) {
-      if (this.traceImmediate === undefined) this.traceImmediate = setImmediate(this.drainTraceNow)
-      return
-    }
-    this.drainTrace()
-  }
-
-  /** Delivers every pending trace record now (also the batched ones). */
-  drainTrace() {
-    this.traceCredit = TRACE_BATCH_STEPS
-    if (this.traceImmediate !== undefined) {
-      clearImmediate(this.traceImmediate)
-      this.traceImmediate = undefined
-    }
-    // A batch timer of a run that has ended finds the native domain freed: nothing is pending.
-    if (this.disposed) return
-    if (this.traceBatched) {
-      const compact = this.native.drainTraceCompact(this.trace.content)
-      if (compact !== "[]") this.trace.dispatchCompact(JSON.parse(compact))
-      return
-    }
-    const json = this.native.drainTrace()
-    if (json !== "[]") this.trace.dispatchRecords(JSON.parse(json))
   }
 
   /**
@@ -426,50 +379,6 @@ export class EvaluationDomain {
     const controller = this.structured.get(task)
     // Task ids are reused: only a task the engine still marks structured owns the entry.
     return controller !== undefined && this.native.isStructured(task) ? controller : undefined
-  }
-
-  /** Opens a driver-owned span; returns its id. */
-  openSpan(kind, name, parentSpanId, { attributes, resource = false, sensitive } = {}) {
-    const id = this.native.openSpan(
-      kind,
-      name,
-      parentSpanId,
-      resource,
-      attributesJson(attributes),
-      this.tracing ? attributesJson(sensitive) : undefined,
-    )
-    if (this.tracing) this.flushTrace()
-    return id
-  }
-
-  /** Closes a driver-owned span, with status error when `failed` is true. */
-  closeSpan(spanId, failed, error, attributes, sensitive) {
-    let type
-    let message
-    if (failed) ({ type, message } = describeError(error))
-    this.native.closeSpan(
-      spanId,
-      type,
-      message,
-      attributesJson(attributes),
-      this.tracing ? attributesJson(sensitive) : undefined,
-    )
-    if (this.tracing) this.flushTrace()
-  }
-
-  point(spanId, parentSpanId, name, attributes, sensitive) {
-    if (!this.tracing) return
-    this.native.point(spanId, parentSpanId, name, attributesJson(attributes), attributesJson(sensitive))
-    this.flushTrace()
-  }
-
-  /** Several point events (`[spanId, name, attributes, sensitive]`) with one trace drain. */
-  points(list) {
-    if (!this.tracing) return
-    for (const [spanId, name, attributes, sensitive] of list) {
-      this.native.point(spanId, undefined, name, attributesJson(attributes), attributesJson(sensitive))
-    }
-    this.flushTrace()
   }
 
   /** Resolves when `task` holds a provider slot (FIFO, maxConcurrentAgents). */

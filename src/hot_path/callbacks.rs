@@ -16,7 +16,8 @@ use crate::boundary::registry;
 use crate::evaluation::spans::{attrs, span_id};
 use crate::hot_path::raw_call::{
     args, bool_arg, bool_value, f64_arg, f64_value, function_table, i32_arg, is_nullish,
-    read_string, respond, string_array, string_value, u32_arg, u32_value, with_strings, Callback,
+    read_string, respond, string_array, string_value, u32_arg, u32_value, undefined, with_strings,
+    Callback,
 };
 use crate::hot_path::tool_span::{close_tool_span, open_tool_span, push_span_id};
 
@@ -340,19 +341,6 @@ raw_callback!(close_span, |env, info| {
     })?;
     undefined(env)
 });
-
-/// # Safety
-/// `env` must be the running callback's env.
-pub(crate) unsafe fn undefined(env: napi_env) -> Result<napi_value> {
-    let mut out = std::ptr::null_mut();
-    // SAFETY: the caller's contract.
-    if unsafe { sys::napi_get_undefined(env, &mut out) } != sys::Status::napi_ok {
-        return Err(Error::from_reason(
-            "AML native call could not return undefined",
-        ));
-    }
-    Ok(out)
-}
 
 const CALLBACKS: &[(&str, Callback)] = &[
     ("agentDone", agent_done),

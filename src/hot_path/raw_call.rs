@@ -325,3 +325,16 @@ impl ToNapiValue for JsTexts {
         unsafe { string_array(env, &value.0) }
     }
 }
+
+/// # Safety
+/// `env` must be the running callback's env.
+pub unsafe fn undefined(env: napi_env) -> Result<napi_value> {
+    let mut out = std::ptr::null_mut();
+    // SAFETY: the caller's contract.
+    if unsafe { sys::napi_get_undefined(env, &mut out) } != sys::Status::napi_ok {
+        return Err(Error::from_reason(
+            "AML native call could not return undefined",
+        ));
+    }
+    Ok(out)
+}

@@ -81,7 +81,7 @@ pub(crate) unsafe extern "C" fn close_tool_span(
                 d.close_span(id, None, Vec::new(), Vec::new())
                     .map_err(engine_error)
             })?;
-            crate::hot_path::callbacks::undefined(env)
+            crate::hot_path::raw_call::undefined(env)
         })
     }
 }

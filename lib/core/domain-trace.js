@@ -1,0 +1,103 @@
+// Trace delivery and driver-owned spans of one evaluation domain: the base class of
+// EvaluationDomain (domain.js), whose constructor sets every field used here (`native`,
+// `trace`, `tracing`, `traceBatched`, `traceCredit`, `traceImmediate`, `drainTraceNow`,
+// `runtimeListeners`, `local`, `spanRunner`, `disposed`). A class of its own so the domain's
+// task and scheduling work and its trace work can be read apart.
+
+import { describeError } from "../errors/error-shape.js"
+import { findSpanRunner } from "../observability/span-runner.js"
+import { TRACE_BATCH_STEPS } from "../observability/trace-sink.js"
+
+function attributesJson(attributes) {
+  return attributes === undefined ? undefined : JSON.stringify(attributes)
+}
+
+export class DomainTrace {
+  refreshTracing() {
+    // Records batched for the sinks go to the listeners that were there when they happened.
+    if (this.traceBatched) this.drainTrace()
+    this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
+    const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
+    this.trace.refresh(this.drainTraceNow)
+    this.traceBatched = tracing && !this.trace.listening
+    if (tracing !== this.tracing) {
+      this.tracing = tracing
+      this.native.setTracing(tracing)
+    }
+  }
+
+  /**
+   * Delivers pending trace records. Listeners get them at once; while only record sinks
+   * listen (trace-sink.js) they wait for the batch: TRACE_BATCH_STEPS calls, or the end of
+   * this event-loop turn, whichever comes first.
+   */
+  flushTrace() {
+    if (this.traceBatched && --this.traceCredit > 0) {
+      if (this.traceImmediate === undefined) this.traceImmediate = setImmediate(this.drainTraceNow)
+      return
+    }
+    this.drainTrace()
+  }
+
+  /** Delivers every pending trace record now (also the batched ones). */
+  drainTrace() {
+    this.traceCredit = TRACE_BATCH_STEPS
+    if (this.traceImmediate !== undefined) {
+      clearImmediate(this.traceImmediate)
+      this.traceImmediate = undefined
+    }
+    // A batch timer of a run that has ended finds the native domain freed: nothing is pending.
+    if (this.disposed) return
+    if (this.traceBatched) {
+      const compact = this.native.drainTraceCompact(this.trace.content)
+      if (compact !== "[]") this.trace.dispatchCompact(JSON.parse(compact))
+      return
+    }
+    const json = this.native.drainTrace()
+    if (json !== "[]") this.trace.dispatchRecords(JSON.parse(json))
+  }
+
+  /** Opens a driver-owned span; returns its id. */
+  openSpan(kind, name, parentSpanId, { attributes, resource = false, sensitive } = {}) {
+    const id = this.native.openSpan(
+      kind,
+      name,
+      parentSpanId,
+      resource,
+      attributesJson(attributes),
+      this.tracing ? attributesJson(sensitive) : undefined,
+    )
+    if (this.tracing) this.flushTrace()
+    return id
+  }
+
+  /** Closes a driver-owned span, with status error when `failed` is true. */
+  closeSpan(spanId, failed, error, attributes, sensitive) {
+    let type
+    let message
+    if (failed) ({ type, message } = describeError(error))
+    this.native.closeSpan(
+      spanId,
+      type,
+      message,
+      attributesJson(attributes),
+      this.tracing ? attributesJson(sensitive) : undefined,
+    )
+    if (this.tracing) this.flushTrace()
+  }
+
+  point(spanId, parentSpanId, name, attributes, sensitive) {
+    if (!this.tracing) return
+    this.native.point(spanId, parentSpanId, name, attributesJson(attributes), attributesJson(sensitive))
+    this.flushTrace()
+  }
+
+  /** Several point events (`[spanId, name, attributes, sensitive]`) with one trace drain. */
+  points(list) {
+    if (!this.tracing) return
+    for (const [spanId, name, attributes, sensitive] of list) {
+      this.native.point(spanId, undefined, name, attributesJson(attributes), attributesJson(sensitive))
+    }
+    this.flushTrace()
+  }
+}
