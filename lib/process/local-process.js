@@ -26,6 +26,7 @@ import {
   processWrite,
 } from "../core/native.js"
 import { childEnv, signalName, spawnError } from "./host-process.js"
+import { stopWhen } from "./stop-when.js"
 
 const PIPES_FAILED = "Local process transport failed to create process pipes"
 
@@ -125,24 +126,18 @@ class LocalProcess {
     this.stdin = stdinStream(state)
     this.stdout = outputStream(state, 1)
     this.stderr = outputStream(state, 2)
-    let timer
-    const onAbort = () => this.kill().catch(() => {})
-    if (timeoutMs !== undefined) timer = setTimeout(() => this.kill().catch(() => {}), timeoutMs)
+    let disarm
     // Watched from the start: the exit decides release, the timer and the abort listener.
     this.#settled = processWait(state.handle).then(
       (exit) => {
-        clearTimeout(timer)
-        signal?.removeEventListener("abort", onAbort)
+        disarm()
         state.exited = true
         state.releaseIfDone()
         return { aborted: signal?.aborted === true, exit }
       },
       (error) => ({ aborted: false, exit: { fault: { message: error.message } } }),
     )
-    if (signal !== undefined) {
-      if (signal.aborted) onAbort()
-      else signal.addEventListener("abort", onAbort, { once: true })
-    }
+    disarm = stopWhen(signal, timeoutMs, () => this.kill().catch(() => {}))
     Object.freeze(this)
   }
 

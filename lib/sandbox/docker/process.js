@@ -12,6 +12,7 @@
 
 import { randomUUID } from "node:crypto"
 
+import { stopWhen } from "../../process/stop-when.js"
 import { commandFailed } from "./engine.js"
 import {
   dockerSpawn,
@@ -105,21 +106,15 @@ class DockerProcess {
     this.stdin = stdinStream(state)
     this.stdout = outputStream(state, 1)
     this.stderr = outputStream(state, 2)
-    let timer
-    const onAbort = () => this.kill().catch(() => {})
-    if (timeoutMs !== undefined) timer = setTimeout(onAbort, timeoutMs)
+    let disarm
     this.#settled = dockerSpawnWait(handle).then((outcome) => {
-      clearTimeout(timer)
-      signal?.removeEventListener("abort", onAbort)
+      disarm()
       // A finished process reads nothing more: later writes get the documented error.
       state.exited = true
       state.done()
       return { aborted: signal?.aborted === true, outcome }
     })
-    if (signal !== undefined) {
-      if (signal.aborted) onAbort()
-      else signal.addEventListener("abort", onAbort, { once: true })
-    }
+    disarm = stopWhen(signal, timeoutMs, () => this.kill().catch(() => {}))
     Object.freeze(this)
   }
 

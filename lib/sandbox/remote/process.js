@@ -8,6 +8,8 @@
 
 import { randomUUID } from "node:crypto"
 
+import { stopWhen } from "../../process/stop-when.js"
+
 function bounded(source, budget, onOverflow) {
   const reader = source.getReader()
   return new ReadableStream({
@@ -60,18 +62,12 @@ export async function remoteProcess(adapter, sandbox, prepared, config, killMark
       await child.stdin.close()
     },
   })
-  let timer
-  const onAbort = () => kill().catch(() => {})
-  if (prepared.options.timeoutMs !== undefined) timer = setTimeout(onAbort, prepared.options.timeoutMs)
-  signal?.addEventListener("abort", onAbort, { once: true })
+  const disarm = stopWhen(signal, prepared.options.timeoutMs, () => kill().catch(() => {}))
   const settled = Promise.resolve(child.wait()).then(
     (exitCode) => ({ exitCode }),
     (error) => ({ error }),
   )
-  settled.then(() => {
-    clearTimeout(timer)
-    signal?.removeEventListener("abort", onAbort)
-  })
+  settled.then(disarm)
   let waiting
   const process = {
     id: `${adapter.kind}-process:${randomUUID()}`,

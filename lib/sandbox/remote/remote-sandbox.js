@@ -17,6 +17,7 @@ import { isAbsolute, join, posix, relative, sep } from "node:path"
 
 import { mirrorArchive, packTree } from "./transfer.js"
 import { remoteProcess } from "./process.js"
+import { stopWhen } from "../../process/stop-when.js"
 import { SandboxCommand } from "../provider.js"
 
 /** The documented defaults both hosted providers share (INVENTORY BS-3, BS-4). */
@@ -144,14 +145,11 @@ function createRacing(adapter, request) {
 async function runBounded(adapter, state, argv, options, config) {
   const signal = options.signal
   if (signal?.aborted) throw signal.reason
-  let onAbort
-  let timer
+  let disarm
   const stopped = new Promise((_, reject) => {
-    onAbort = () => reject(signal.reason)
-    signal?.addEventListener("abort", onAbort, { once: true })
-    if (options.timeoutMs !== undefined) {
-      timer = setTimeout(() => reject(new DOMException(`${adapter.label} command timed out after ${options.timeoutMs} ms`, "TimeoutError")), options.timeoutMs)
-    }
+    disarm = stopWhen(signal, options.timeoutMs, (reason, cause) =>
+      reject(cause === "abort" ? reason : new DOMException(`${adapter.label} command timed out after ${options.timeoutMs} ms`, "TimeoutError")),
+    )
   })
   stopped.catch(() => {})
   const running = Promise.resolve(adapter.run(state.sandbox, argv, options))
@@ -166,8 +164,7 @@ async function runBounded(adapter, state, argv, options, config) {
     }
     throw error
   } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener("abort", onAbort)
+    disarm()
   }
   const size = Buffer.byteLength(result.stdout) + Buffer.byteLength(result.stderr)
   if (size > config.maxOutputBytes) throw new RangeError(`${adapter.label} command output exceeded ${config.maxOutputBytes} bytes`)
