@@ -14,6 +14,38 @@ import { expectExact, rejection } from "./support/errors.js"
 const agent = (prompt: string) => jsx(Agent, { children: prompt })
 
 describe("DeterministicAgentProvider", () => {
+  it("keeps every call by default, the latest maxRecordedCalls when bounded, none after clearCalls()", async () => {
+    const seen: number[] = []
+    const unbounded = new DeterministicAgentProvider()
+    const bounded = new DeterministicAgentProvider({
+      maxRecordedCalls: 2,
+      respond: (request, _context, index) => {
+        seen.push(index)
+        return { text: request.prompt }
+      },
+    })
+    for (let i = 0; i < 7; i++) {
+      await new AmlRuntime({ agentProvider: unbounded }).evaluate(agent(`p${i}`))
+      await new AmlRuntime({ agentProvider: bounded }).evaluate(agent(`p${i}`))
+    }
+    expect(unbounded.calls.map((call) => call.request.prompt)).toEqual(["p0", "p1", "p2", "p3", "p4", "p5", "p6"])
+    expect(bounded.calls.map((call) => call.request.prompt)).toEqual(["p5", "p6"])
+    bounded.clearCalls()
+    expect(bounded.calls).toEqual([])
+    await new AmlRuntime({ agentProvider: bounded }).evaluate(agent("p7"))
+    expect(bounded.calls.map((call) => call.request.prompt)).toEqual(["p7"])
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+    const none = new DeterministicAgentProvider({ maxRecordedCalls: 0 })
+    await new AmlRuntime({ agentProvider: none }).evaluate(agent("x"))
+    expect(none.calls).toEqual([])
+  })
+
+  it.each([-1, 1.5, Number.NaN, "3"])("rejects maxRecordedCalls %j", (maxRecordedCalls) => {
+    expect(() => new DeterministicAgentProvider({ maxRecordedCalls: maxRecordedCalls as any })).toThrow(
+      new TypeError("Deterministic Agent provider maxRecordedCalls must be a non-negative integer or Infinity"),
+    )
+  })
+
   it("defaults to the name 'deterministic' and echoes the prompt", async () => {
     const provider = new DeterministicAgentProvider()
     expect(provider.name).toBe("deterministic")

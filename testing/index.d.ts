@@ -32,8 +32,9 @@ import type {
  */
 export declare class DeterministicAgentProvider implements AgentProvider {
   /**
-   * @throws {TypeError} `Deterministic Agent provider name must not be empty` and
-   *   `Deterministic Agent provider name must already be normalized`.
+   * @throws {TypeError} `Deterministic Agent provider name must not be empty`,
+   *   `Deterministic Agent provider name must already be normalized` and
+   *   `Deterministic Agent provider maxRecordedCalls must be a non-negative integer or Infinity`.
    */
   constructor(options?: {
     /** Provider name; defaults to `"deterministic"`. Must be non-empty and normalized. */
@@ -49,10 +50,18 @@ export declare class DeterministicAgentProvider implements AgentProvider {
     ) => AgentResponse | Promise<AgentResponse>
     /** Declares compatibility with an effective Sandbox; only an exact `true` counts. */
     supportsSandbox?: (sandbox: SandboxSession) => boolean
+    /**
+     * How many of the latest calls `calls` keeps (default `Infinity`: every call, as the
+     * reference does). Each record holds its request and context, a few KiB; bound it in a
+     * test that evaluates many thousands of times.
+     */
+    maxRecordedCalls?: number
   })
   readonly name: string
   /** A frozen snapshot of the recorded calls, in provider execution order; entries are frozen. */
   get calls(): readonly Readonly<{ context: AgentExecutionContext; request: AgentRequest }>[]
+  /** Forgets the recorded calls; the `callIndex` passed to `respond` keeps counting. */
+  clearCalls(): void
   /** `options.supportsSandbox?.(sandbox) === true`. */
   supportsSandbox(sandbox: SandboxSession): boolean
   /** Rejects a pre-aborted signal with its reason, records the call, then awaits `respond`. */

@@ -13,22 +13,37 @@ const DEFAULT_RESPOND = (request) => ({ text: request.prompt })
 /** An AgentProvider that records each call and answers from an application-owned strategy. */
 export class DeterministicAgentProvider {
   #calls = []
+  #count = 0
+  #keep
   #respond
   #supportsSandbox
 
-  constructor({ name = "deterministic", respond = DEFAULT_RESPOND, supportsSandbox } = {}) {
+  constructor({ name = "deterministic", respond = DEFAULT_RESPOND, supportsSandbox, maxRecordedCalls = Infinity } = {}) {
     if (typeof name !== "string" || name.length === 0) {
       throw new TypeError("Deterministic Agent provider name must not be empty")
     }
     if (name !== name.trim()) throw new TypeError("Deterministic Agent provider name must already be normalized")
+    if (maxRecordedCalls !== Infinity && !(Number.isSafeInteger(maxRecordedCalls) && maxRecordedCalls >= 0)) {
+      throw new TypeError("Deterministic Agent provider maxRecordedCalls must be a non-negative integer or Infinity")
+    }
     this.name = name
+    this.#keep = maxRecordedCalls
     this.#respond = respond
     this.#supportsSandbox = supportsSandbox
   }
 
-  /** A frozen snapshot, so a test cannot rewrite the provider's record of what happened. */
+  /**
+   * A frozen snapshot, so a test cannot rewrite the provider's record of what happened: every
+   * call by default, else the latest `maxRecordedCalls` since the last clearCalls().
+   */
   get calls() {
-    return Object.freeze([...this.#calls])
+    const calls = this.#calls
+    return Object.freeze(calls.length > this.#keep ? calls.slice(calls.length - this.#keep) : [...calls])
+  }
+
+  /** Forgets the recorded calls (a long-running test's memory); call indexes keep counting. */
+  clearCalls() {
+    this.#calls = []
   }
 
   supportsSandbox(sandbox) {
@@ -38,8 +53,11 @@ export class DeterministicAgentProvider {
   async run(request, context) {
     const signal = context.signal
     if (signal.aborted) throw signal.reason
-    const callIndex = this.#calls.length
-    this.#calls.push(Object.freeze({ context, request }))
+    const callIndex = this.#count++
+    const calls = this.#calls
+    if (this.#keep > 0) calls.push(Object.freeze({ context, request }))
+    // Trimmed in batches: one copy per `maxRecordedCalls` calls, not one shift per call.
+    if (calls.length >= 2 * this.#keep && calls.length > 0) calls.splice(0, calls.length - this.#keep)
     const respond = this.#respond
     return await respond(request, context, callIndex)
   }
