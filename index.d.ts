@@ -783,6 +783,13 @@ export interface AcpAgentLaunch {
   readonly permissionPolicy: AcpPermissionOptionKind
   /** Replaces the MCP servers sent in `session/new`. */
   readonly sessionMcpServers?: readonly AcpMcpServer[]
+  /**
+   * How long each start-up request (`initialize`, `authenticate`, `session/new`,
+   * `session/set_config_option`) may go unanswered, in milliseconds (default 60000). The run
+   * then fails with `ACP Agent did not answer <method> within <ms> ms` and the agent's process
+   * tree is killed. Turns are not bounded: the evaluation's signal ends them.
+   */
+  readonly startupTimeoutMs?: number
   /** Appended to a structured final turn (default: AML's `aml_submit_result` instruction). */
   readonly structuredOutputInstruction?: string
   /** Rewrites each turn's concatenated message text. */

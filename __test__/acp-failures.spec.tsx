@@ -212,6 +212,25 @@ describe("MCP servers", () => {
   })
 })
 
+describe("start-up deadline", () => {
+  it("fails an agent that never answers initialize, naming the step, and kills its tree", async () => {
+    const pids: number[] = []
+    const silent = "process.stdin.resume()"
+    const { provider } = scriptedAcp({ args: ["-e", silent], startupTimeoutMs: 300 })
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    runtime.on("trace", (event: any) => {
+      const id = event.attributes?.["execution.id"]
+      if (typeof id === "string" && id.startsWith("local-process:")) pids.push(Number(id.slice("local-process:".length)))
+    })
+    const cause = await providerError(runtime.evaluate(<Agent>x</Agent>))
+    expect(cause.constructor).toBe(Error)
+    expect(cause.message).toBe("ACP Agent did not answer initialize within 300 ms")
+    expect(pids.length).toBeGreaterThan(0)
+    await expectAllGone(pids)
+    expect(liveAcpSessions()).toBe(0)
+  })
+})
+
 describe("launch and profile errors", () => {
   it.each([
     [{ path: "../escape", content: "" }, "ACP Agent launch file path must remain inside its state directory"],
@@ -235,6 +254,8 @@ describe("launch and profile errors", () => {
     [{ command: "x", configuration: [{ category: "model" }] }, "ACP Agent launch configuration must contain { category, value } or { id, value } entries"],
     [{ command: "x", files: {} }, "ACP Agent launch files must be an array"],
     [{ command: "x", transformText: "upper" }, "ACP Agent launch transformText must be a function"],
+    [{ command: "x", startupTimeoutMs: 0 }, "ACP Agent launch startupTimeoutMs must be a positive integer"],
+    [{ command: "x", startupTimeoutMs: 1.5 }, "ACP Agent launch startupTimeoutMs must be a positive integer"],
   ])("refuses launch %j", async (launch, message) => {
     const provider = defineAcpAgentProvider({ createLaunch: () => launch as any, name: "bad-launch", workingDirectory: undefined })
     const cause = await providerError(run(provider, "x"), "bad-launch")

@@ -69,6 +69,7 @@ struct ConfigJson {
     state_directory: Option<String>,
     cancel_grace_ms: Option<u64>,
     kill_grace_ms: Option<u64>,
+    startup_request_ms: Option<u64>,
 }
 
 fn config_entry(mut entry: Map<String, Value>) -> Result<ConfigEntry> {
@@ -113,6 +114,7 @@ pub(crate) fn parse_config(text: &str) -> Result<SessionConfig> {
         limits: Limits {
             cancel_grace: millis(config.cancel_grace_ms, defaults.cancel_grace),
             kill_grace: millis(config.kill_grace_ms, defaults.kill_grace),
+            startup_request: millis(config.startup_request_ms, defaults.startup_request),
             ..defaults
         },
         state_directory: config.state_directory.map(PathBuf::from),

@@ -23,6 +23,9 @@ pub enum ErrorKind {
     Capability,
     /// The session was closed or its turn given up after `session/cancel`.
     Cancelled,
+    /// A start-up request (`initialize`, `authenticate`, `session/new`,
+    /// `session/set_config_option`) got no answer within [`crate::Limits::startup_request`].
+    Timeout,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,6 +48,17 @@ impl AcpError {
 
     pub fn protocol(message: impl Into<String>) -> Self {
         AcpError::new(ErrorKind::Protocol, message)
+    }
+
+    /// A start-up request that got no answer in time.
+    pub fn unanswered(method: &str, after: std::time::Duration) -> Self {
+        AcpError::new(
+            ErrorKind::Timeout,
+            format!(
+                "ACP Agent did not answer {method} within {} ms",
+                after.as_millis()
+            ),
+        )
     }
 
     pub fn invalid_reply(method: &str) -> Self {

@@ -135,19 +135,24 @@ impl Actor {
         Ok(())
     }
 
-    /// One request during start-up, racing the process's exit.
+    /// One request during start-up, racing the process's exit and its deadline.
     async fn call(&mut self, method: &str, params: Value) -> Result<Value, AcpError> {
         let mut rx = self.conn.request(method, &params).await;
+        let deadline = Instant::now() + self.limits.startup_request;
         let reply = loop {
             let step = tokio::select! {
                 biased;
                 reply = &mut rx => Step::Reply(reply.unwrap_or_else(|_| Err(dropped()))),
                 status = self.process.wait(), if self.exit.is_none() => Step::Exit(status),
+                () = sleep_until(deadline) => Step::Deadline,
             };
             match step {
                 Step::Reply(reply) => break self.settle(reply, &mut rx, DURING_START).await,
                 Step::Exit(status) => break self.after_exit(status, &mut rx, DURING_START).await,
-                Step::Command(_) | Step::Deadline => continue,
+                Step::Deadline => {
+                    break Err(AcpError::unanswered(method, self.limits.startup_request))
+                }
+                Step::Command(_) => continue,
             }
         }?;
         serde_json::from_str(reply.get()).map_err(|_| AcpError::invalid_reply(method))

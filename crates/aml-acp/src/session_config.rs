@@ -43,6 +43,10 @@ pub struct Limits {
     pub kill_grace: Duration,
     /// How long to wait for buffered output after the process exited.
     pub exit_drain: Duration,
+    /// How long each start-up request may go unanswered (an agent that never answers
+    /// `initialize` would otherwise hang a run without a deadline). Turns have no such
+    /// bound: they take as long as the model does, and the caller's signal ends them.
+    pub startup_request: Duration,
 }
 
 impl Default for Limits {
@@ -55,6 +59,7 @@ impl Default for Limits {
             cancel_grace: Duration::from_secs(2),
             kill_grace: aml_process::DEFAULT_GRACE,
             exit_drain: Duration::from_secs(1),
+            startup_request: Duration::from_secs(60),
         }
     }
 }

@@ -114,6 +114,10 @@ export function readLaunch(launch) {
   if (transformText !== undefined && typeof transformText !== "function") {
     throw new TypeError("ACP Agent launch transformText must be a function")
   }
+  const { startupTimeoutMs } = launch
+  if (startupTimeoutMs !== undefined && !(Number.isSafeInteger(startupTimeoutMs) && startupTimeoutMs > 0)) {
+    throw new TypeError("ACP Agent launch startupTimeoutMs must be a positive integer")
+  }
   return {
     args: stringArray(launch.args, "args"),
     authenticationMethodId: optionalString(launch, "authenticationMethodId"),
@@ -124,6 +128,7 @@ export function readLaunch(launch) {
     initialPromptPrefix: optionalString(launch, "initialPromptPrefix"),
     permissionPolicy,
     sessionMcpServers: sessionMcpServers === undefined ? undefined : JSON.parse(JSON.stringify(sessionMcpServers)),
+    startupTimeoutMs,
     structuredOutputInstruction: optionalString(launch, "structuredOutputInstruction"),
     transformText,
   }

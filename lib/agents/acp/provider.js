@@ -120,6 +120,7 @@ function sessionConfig(launch, ctx, cwd, env, stateDirectory) {
     mcpServers: launch.sessionMcpServers ?? ctx.mcpServers,
     permissionPolicy: launch.permissionPolicy,
     sessionCwd: cwd,
+    startupRequestMs: launch.startupTimeoutMs,
     stateDirectory,
   }
 }
