@@ -17,6 +17,9 @@ pub enum DockerError {
     /// The daemon answered something this client cannot read.
     #[error("{0}")]
     Protocol(String),
+    /// The daemon went silent for longer than the idle deadline (`AML_DOCKER_API_TIMEOUT_MS`).
+    #[error("the Docker daemon did not answer {request} within {ms} ms")]
+    Timeout { request: String, ms: u128 },
 }
 
 impl DockerError {
@@ -34,6 +37,7 @@ impl DockerError {
             DockerError::Api { .. } => "api",
             DockerError::Io(_) => "io",
             DockerError::Protocol(_) => "protocol",
+            DockerError::Timeout { .. } => "timeout",
         }
     }
 }

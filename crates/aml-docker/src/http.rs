@@ -2,10 +2,19 @@
 //! JSON body, a response read to the end (`Connection: close`, so no keep-alive state), a
 //! chunked body decoded, and the upgrade `exec start` answers with (101, or 200 on old
 //! daemons) after which the connection is the raw attach stream.
+//!
+//! Bounded everywhere: a head line is capped before it grows, a declared `Content-Length`
+//! is checked before anything is allocated, a body read to the end stops at [`MAX_BODY`],
+//! and every connect, write and read of a request has an idle deadline ([`idle_timeout`]):
+//! a daemon that goes silent fails the request instead of hanging it. A pull streams
+//! progress for as long as the layers take, so the deadline is per read, not per request.
 
+use std::future::Future;
 use std::path::Path;
+use std::sync::OnceLock;
+use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 
@@ -13,6 +22,40 @@ use crate::error::DockerError;
 
 /// Heads longer than this are not a Docker daemon talking.
 const MAX_HEAD: usize = 64 * 1024;
+/// Largest response body read (inspect answers are KiB; a pull's progress stream of a large
+/// image is a few MiB).
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
+/// The default idle deadline of one request.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long the daemon may stay silent during one request: `AML_DOCKER_API_TIMEOUT_MS`
+/// (a positive integer, read once), else [`DEFAULT_IDLE_TIMEOUT`].
+pub fn idle_timeout() -> Duration {
+    static IDLE: OnceLock<Duration> = OnceLock::new();
+    *IDLE.get_or_init(|| {
+        std::env::var("AML_DOCKER_API_TIMEOUT_MS")
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok())
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_IDLE_TIMEOUT)
+    })
+}
+
+/// `step` within the idle deadline, or [`DockerError::Timeout`] naming the request.
+async fn within<T, E: Into<DockerError>>(
+    what: &str,
+    idle: Duration,
+    step: impl Future<Output = Result<T, E>>,
+) -> Result<T, DockerError> {
+    match tokio::time::timeout(idle, step).await {
+        Ok(result) => result.map_err(Into::into),
+        Err(_) => Err(DockerError::Timeout {
+            request: what.to_owned(),
+            ms: idle.as_millis(),
+        }),
+    }
+}
 
 pub struct Response {
     pub status: u16,
@@ -66,11 +109,29 @@ fn head(method: &str, path: &str, body: Option<&[u8]>, upgrade: bool) -> Vec<u8>
     bytes
 }
 
-async fn read_head<R: AsyncBufReadExt + Unpin>(
+/// One head line of at most `limit` bytes, read within the idle deadline.
+async fn read_line<R: AsyncBufRead + Unpin>(
     reader: &mut R,
+    line: &mut String,
+    limit: usize,
+    what: &str,
+    idle: Duration,
+) -> Result<usize, DockerError> {
+    let mut limited = (&mut *reader).take(limit as u64 + 1);
+    let read = within(what, idle, limited.read_line(line)).await?;
+    if read > limit {
+        return Err(DockerError::Protocol("truncated response head".into()));
+    }
+    Ok(read)
+}
+
+async fn read_head<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    what: &str,
+    idle: Duration,
 ) -> Result<(u16, Vec<(String, String)>), DockerError> {
     let mut line = String::new();
-    let mut total = reader.read_line(&mut line).await?;
+    let mut total = read_line(reader, &mut line, MAX_HEAD, what, idle).await?;
     let status = line
         .split_whitespace()
         .nth(1)
@@ -79,7 +140,14 @@ async fn read_head<R: AsyncBufReadExt + Unpin>(
     let mut headers = Vec::new();
     loop {
         line.clear();
-        let read = reader.read_line(&mut line).await?;
+        let read = read_line(
+            reader,
+            &mut line,
+            MAX_HEAD - total.min(MAX_HEAD),
+            what,
+            idle,
+        )
+        .await?;
         total += read;
         if read == 0 || total > MAX_HEAD {
             return Err(DockerError::Protocol("truncated response head".into()));
@@ -128,6 +196,44 @@ pub fn error_message(body: &[u8]) -> String {
     }
 }
 
+/// The rest of a response body: exactly `length` bytes when declared, else to the end; at
+/// most [`MAX_BODY`], each read within the idle deadline.
+async fn read_body<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    length: Option<usize>,
+    what: &str,
+    idle: Duration,
+) -> Result<Vec<u8>, DockerError> {
+    let too_large = || {
+        DockerError::Protocol(format!(
+            "the Docker daemon's answer to {what} exceeds {MAX_BODY} bytes"
+        ))
+    };
+    if length.is_some_and(|length| length > MAX_BODY) {
+        return Err(too_large());
+    }
+    let mut raw = Vec::with_capacity(length.unwrap_or(0));
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let want = match length {
+            Some(length) if raw.len() >= length => return Ok(raw),
+            Some(length) => (length - raw.len()).min(chunk.len()),
+            None => chunk.len(),
+        };
+        let read = within(what, idle, reader.read(&mut chunk[..want])).await?;
+        if read == 0 {
+            return match length {
+                Some(_) => Err(DockerError::Protocol("truncated response body".into())),
+                None => Ok(raw),
+            };
+        }
+        if raw.len() + read > MAX_BODY {
+            return Err(too_large());
+        }
+        raw.extend_from_slice(&chunk[..read]);
+    }
+}
+
 /// One request on a fresh connection, read to the end.
 pub async fn request(
     socket: &Path,
@@ -135,20 +241,44 @@ pub async fn request(
     path: &str,
     body: Option<&[u8]>,
 ) -> Result<Response, DockerError> {
-    let mut stream = connect(socket).await?;
-    stream.write_all(&head(method, path, body, false)).await?;
+    request_with(socket, method, path, body, idle_timeout()).await
+}
+
+/// [`request`] with an explicit idle deadline.
+pub async fn request_with(
+    socket: &Path,
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    idle: Duration,
+) -> Result<Response, DockerError> {
+    let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
+    let mut stream = match tokio::time::timeout(idle, connect(socket)).await {
+        Ok(stream) => stream?,
+        Err(_) => {
+            return Err(DockerError::Timeout {
+                request: what,
+                ms: idle.as_millis(),
+            })
+        }
+    };
+    within(
+        &what,
+        idle,
+        stream.write_all(&head(method, path, body, false)),
+    )
+    .await?;
     let mut reader = BufReader::new(stream);
-    let (status, headers) = read_head(&mut reader).await?;
-    let mut raw = Vec::new();
-    match header(&headers, "content-length").and_then(|v| v.parse::<usize>().ok()) {
-        Some(length) => {
-            raw.resize(length, 0);
-            reader.read_exact(&mut raw).await?;
-        }
-        None => {
-            reader.read_to_end(&mut raw).await?;
-        }
-    }
+    let (status, headers) = read_head(&mut reader, &what, idle).await?;
+    let length = match header(&headers, "content-length") {
+        Some(value) => Some(
+            value
+                .parse::<usize>()
+                .map_err(|_| DockerError::Protocol("invalid Content-Length".into()))?,
+        ),
+        None => None,
+    };
+    let raw = read_body(&mut reader, length, &what, idle).await?;
     let chunked =
         header(&headers, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
     let body = if chunked { dechunk(&raw)? } else { raw };
@@ -179,19 +309,34 @@ pub struct Upgraded {
 }
 
 /// A request whose success answer hands the connection over as a raw stream.
+/// Only the way to the stream has the idle deadline: the stream itself is a process's output
+/// and may be silent for as long as the process is.
 pub async fn upgrade(socket: &Path, path: &str, body: &[u8]) -> Result<Upgraded, DockerError> {
-    let mut stream = connect(socket).await?;
-    stream
-        .write_all(&head("POST", path, Some(body), true))
-        .await?;
+    let idle = idle_timeout();
+    let what = format!("POST {path}");
+    let mut stream = match tokio::time::timeout(idle, connect(socket)).await {
+        Ok(stream) => stream?,
+        Err(_) => {
+            return Err(DockerError::Timeout {
+                request: what,
+                ms: idle.as_millis(),
+            })
+        }
+    };
+    within(
+        &what,
+        idle,
+        stream.write_all(&head("POST", path, Some(body), true)),
+    )
+    .await?;
     let (read, writer) = stream.into_split();
     let mut reader = BufReader::new(read);
-    let (status, headers) = read_head(&mut reader).await?;
+    let (status, headers) = read_head(&mut reader, &what, idle).await?;
     if status == 101 || status == 200 {
         return Ok(Upgraded { reader, writer });
     }
-    let mut raw = Vec::new();
-    reader.read_to_end(&mut raw).await?;
+    let length = header(&headers, "content-length").and_then(|v| v.parse::<usize>().ok());
+    let raw = read_body(&mut reader, length, &what, idle).await?;
     let chunked =
         header(&headers, "transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
     let body = if chunked {
