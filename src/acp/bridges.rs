@@ -52,8 +52,8 @@ pub fn acp_bridge_stop(handle: u32) -> Result<()> {
 
 /// Bridges not yet stopped (leak checks in tests).
 #[napi]
-pub fn live_acp_bridges() -> u32 {
-    bridges(|b| b.live.len() as u32)
+pub fn live_acp_bridges() -> Result<u32> {
+    guard(|| Ok(bridges(|b| b.live.len() as u32)))
 }
 
 /// The request handler of bridge `handle`, for a Sandbox MCP relay.

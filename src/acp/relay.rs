@@ -85,6 +85,6 @@ pub fn acp_relay_close(env: &Env, key: u32) -> Result<Object<'_>> {
 
 /// Relays not yet closed (leak checks in tests).
 #[napi]
-pub fn live_acp_relays() -> u32 {
-    relays(|r| r.live.len() as u32)
+pub fn live_acp_relays() -> Result<u32> {
+    guard(|| Ok(relays(|r| r.live.len() as u32)))
 }

@@ -301,8 +301,8 @@ pub fn acp_session_release(handle: u32) -> Result<()> {
 
 /// Sessions not yet released (leak checks in tests).
 #[napi]
-pub fn live_acp_sessions() -> u32 {
-    sessions(|s| s.live.len() as u32)
+pub fn live_acp_sessions() -> Result<u32> {
+    guard(|| Ok(sessions(|s| s.live.len() as u32)))
 }
 
 /// Creates a private (0700) `aml-acp-XXXXXX` directory under `parent`.

@@ -22,7 +22,7 @@ use napi::bindgen_prelude::{Object, ToNapiValue};
 use napi::{Env, Result};
 use tokio::runtime::{Builder, Runtime};
 
-use crate::boundary::guard::{guard, install_quiet_hook, panic_error};
+use crate::boundary::guard::{guard, panic_error};
 
 /// Worker threads of the process runtime (see the module docs for why two).
 const WORKERS: usize = 2;
@@ -70,14 +70,19 @@ where
     F: Future<Output = Result<T>> + Send + 'static,
     C: FnOnce(Env, T) -> Result<V> + Send + 'static,
 {
-    install_quiet_hook();
-    let (deferred, promise) = env.create_deferred::<V, Resolver<V>>()?;
-    runtime().spawn(async move {
-        match caught(fut).await {
-            Ok(Ok(output)) => deferred.resolve(Box::new(move |env| guard(|| convert(env, output)))),
-            Ok(Err(error)) => deferred.reject(error),
-            Err(payload) => deferred.reject(panic_error(payload)),
-        }
-    });
-    Ok(promise)
+    // Guarded too: starting the runtime can panic (its threads may not start, e.g. under a
+    // low RLIMIT_NPROC), and that must reject, not abort Node.
+    guard(move || {
+        let (deferred, promise) = env.create_deferred::<V, Resolver<V>>()?;
+        runtime().spawn(async move {
+            match caught(fut).await {
+                Ok(Ok(output)) => {
+                    deferred.resolve(Box::new(move |env| guard(|| convert(env, output))))
+                }
+                Ok(Err(error)) => deferred.reject(error),
+                Err(payload) => deferred.reject(panic_error(payload)),
+            }
+        });
+        Ok(promise)
+    })
 }

@@ -9,13 +9,14 @@ use napi::{Error, Result, Status};
 
 use crate::boundary::panic_report::{install_hook, panic_text};
 
-/// Installs the panic hook, which records diagnostics and keeps stderr clean.
-pub fn install_quiet_hook() {
+/// Installs the panic hook: it records the diagnostics for the JS error, then runs the hook
+/// installed before it (by default Rust's, which prints the panic to stderr once).
+pub fn install_panic_hook() {
     install_hook();
 }
 
 pub fn guard<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
-    install_quiet_hook();
+    install_panic_hook();
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(payload) => Err(panic_error(payload)),

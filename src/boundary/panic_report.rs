@@ -1,9 +1,10 @@
 //! What a caught panic says. The hook keeps the diagnostics a bare `catch_unwind` loses: it
 //! records the message and source location for the `catch_unwind` that follows on the same
-//! thread, and emits one `tracing` error event (target [`PANIC_TARGET`]) for whoever
-//! installed a subscriber. It prints nothing to stderr: the text reaches the user through
-//! the rejected promise. napi-free, so `cargo test` covers it (`src/boundary/guard.rs` wraps the text
-//! in a JS error).
+//! thread, emits one `tracing` error event (target [`PANIC_TARGET`]) for whoever installed a
+//! subscriber, and then calls the hook that was installed before it (Rust's default prints
+//! the panic to stderr once; another library's hook keeps working). The text also reaches
+//! the user through the rejected promise. napi-free, so `cargo test` covers it
+//! (`src/boundary/guard.rs` wraps the text in a JS error).
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -29,9 +30,20 @@ thread_local! {
     static LAST: RefCell<Option<Report>> = const { RefCell::new(None) };
 }
 
-/// Installs the recording hook once per process (idempotent; cheap after the first call).
+/// Installs the recording hook once per process (idempotent; cheap after the first call),
+/// chained in front of whatever hook was installed before.
 pub fn install_hook() {
-    HOOK.call_once(|| std::panic::set_hook(Box::new(record)));
+    HOOK.call_once(|| std::panic::set_hook(chained(std::panic::take_hook())));
+}
+
+type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// The recording hook in front of `previous`.
+fn chained(previous: Hook) -> Hook {
+    Box::new(move |info| {
+        record(info);
+        previous(info);
+    })
 }
 
 fn record(info: &PanicHookInfo<'_>) {

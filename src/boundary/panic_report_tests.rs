@@ -8,7 +8,7 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
-use super::{install_hook, panic_text, PANIC_TARGET};
+use super::{chained, install_hook, panic_text, PANIC_TARGET};
 
 /// One recorded event: target, level and `(field, value)` pairs.
 type Recorded = (String, tracing::Level, Vec<(String, String)>);
@@ -95,6 +95,26 @@ fn a_panic_keeps_its_message_and_location_in_the_error_and_in_one_tracing_event(
     assert_eq!(field(fields, "message"), Some("AML engine panicked"));
     assert_eq!(field(fields, "panic_message"), Some("broken invariant 7"));
     assert!(field(fields, "location").unwrap().starts_with(&location));
+}
+
+#[test]
+fn the_hook_installed_before_still_runs_once_after_the_report() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let saved = std::panic::take_hook();
+    std::panic::set_hook(chained(Box::new(|_| {
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    })));
+    let payload = catch_unwind(|| panic!("chained")).unwrap_err();
+    let text = panic_text(&*payload);
+    std::panic::set_hook(saved);
+    assert_eq!(CALLS.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(
+        text.starts_with("AML engine panicked: chained (at src/boundary/panic_report_tests.rs:"),
+        "{text}"
+    );
 }
 
 #[test]

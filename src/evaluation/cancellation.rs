@@ -80,6 +80,6 @@ pub fn cancellation_release(id: u32) -> Result<()> {
 
 /// Live tokens (leak checks in tests).
 #[napi]
-pub fn live_cancellations() -> u32 {
-    tokens(|tokens| tokens.live.len() as u32)
+pub fn live_cancellations() -> Result<u32> {
+    guard(|| Ok(tokens(|tokens| tokens.live.len() as u32)))
 }

@@ -45,14 +45,17 @@ pub fn domain_create(
 
 /// Frees a domain. Later calls with its handle fail with "AML evaluation domain is closed".
 #[napi]
-pub fn domain_dispose(domain: u32) {
-    registry::remove(domain)
+pub fn domain_dispose(domain: u32) -> Result<()> {
+    guard(|| {
+        registry::remove(domain);
+        Ok(())
+    })
 }
 
 /// Number of live domains on this thread (leak checks in tests).
 #[napi]
-pub fn live_domains() -> u32 {
-    registry::live() as u32
+pub fn live_domains() -> Result<u32> {
+    guard(|| Ok(registry::live() as u32))
 }
 
 #[napi]
@@ -175,11 +178,15 @@ pub fn live_tasks(domain: u32) -> Result<u32> {
 /// The primitive kinds in code order: `[kind, label]` pairs. The facade builds its marker
 /// table from this, so the engine stays the single source of truth.
 #[napi]
-pub fn primitive_kinds() -> Vec<Vec<String>> {
-    PRIMITIVES
-        .iter()
-        .map(|(kind, label)| vec![kind.to_string(), label.to_string()])
-        .collect()
+pub fn primitive_kinds() -> Result<Vec<Vec<String>>> {
+    guard(|| {
+        Ok({
+            PRIMITIVES
+                .iter()
+                .map(|(kind, label)| vec![kind.to_string(), label.to_string()])
+                .collect()
+        })
+    })
 }
 
 /// Pending trace records in the compact form of a record sink (`aml_engine::compact_json`;
@@ -202,6 +209,6 @@ pub fn drain_trace_compact(domain: u32, content: bool) -> Result<JsText> {
 /// The engine's trace clock now (milliseconds, sub-millisecond precision): the clock of the
 /// records' `at` field, so a batch consumer can calibrate it against its own clock once.
 #[napi]
-pub fn trace_clock() -> f64 {
-    aml_engine::trace_clock_ms()
+pub fn trace_clock() -> Result<f64> {
+    guard(|| Ok(aml_engine::trace_clock_ms()))
 }

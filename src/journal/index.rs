@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 
+use crate::boundary::guard::guard;
 use aml_journal::JournalIndex;
 use napi::{Error, Result};
 use napi_derive::napi;
@@ -48,10 +49,14 @@ pub fn with<T>(id: u32, f: impl FnOnce(&mut JournalIndex) -> Result<T>) -> Resul
 
 /// Live indexes (tests check that collected handles free theirs).
 #[napi]
-pub fn live_journal_indexes() -> u32 {
-    INDEXES.with(|cell| {
-        let indexes = cell.borrow();
-        (indexes.slots.len() - indexes.free.len()) as u32
+pub fn live_journal_indexes() -> Result<u32> {
+    guard(|| {
+        Ok({
+            INDEXES.with(|cell| {
+                let indexes = cell.borrow();
+                (indexes.slots.len() - indexes.free.len()) as u32
+            })
+        })
     })
 }
 
@@ -64,20 +69,14 @@ pub struct JournalIndexHandle {
 #[napi]
 impl JournalIndexHandle {
     #[napi(constructor)]
-    pub fn new() -> Self {
-        JournalIndexHandle { id: insert() }
+    pub fn new() -> Result<Self> {
+        guard(|| Ok(JournalIndexHandle { id: insert() }))
     }
 
     /// The handle the raw calls take.
     #[napi(getter)]
-    pub fn id(&self) -> u32 {
-        self.id
-    }
-}
-
-impl Default for JournalIndexHandle {
-    fn default() -> Self {
-        Self::new()
+    pub fn id(&self) -> Result<u32> {
+        guard(|| Ok(self.id))
     }
 }
 

@@ -87,8 +87,8 @@ pub fn tool_dispatcher_install(dispatch: Function<Args, Promise<ToolOutcome>>) -
 }
 
 #[napi]
-pub fn tool_dispatcher_installed() -> bool {
-    CURRENT.with(|current| current.borrow().is_some())
+pub fn tool_dispatcher_installed() -> Result<bool> {
+    guard(|| Ok(CURRENT.with(|current| current.borrow().is_some())))
 }
 
 /// This environment's dispatcher, for a run about to move to tokio.
