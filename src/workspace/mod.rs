@@ -4,4 +4,5 @@
 pub mod js_storage;
 pub mod persistence;
 pub mod s3;
+pub mod s3_port;
 pub mod transfer;

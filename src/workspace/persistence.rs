@@ -17,7 +17,7 @@ use aml_workspace::{
     WorkspaceError, WriteBody, WriteCondition, WriteOptions,
 };
 use napi::bindgen_prelude::{Buffer, Object};
-use napi::{Env, Result};
+use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 use serde_json::Value;
 
@@ -311,10 +311,14 @@ pub fn live_workspace_sessions() -> u32 {
         .len() as u32
 }
 
-/// `workspaceStorageSegment(id)` for a checked id.
+/// `workspaceStorageSegment(id)`: the one rule (`aml_workspace::paths`). An invalid id
+/// throws the documented message, which lib/workspace/segment.js rethrows as a `TypeError`.
 #[napi]
 pub fn workspace_storage_segment(id: String) -> Result<String> {
-    guard(|| Ok(aml_workspace::paths::storage_segment(&id)))
+    guard(|| {
+        aml_workspace::paths::workspace_storage_segment(&id)
+            .map_err(|message| Error::new(Status::InvalidArg, message))
+    })
 }
 
 // ---- The filesystem store as a plain adapter (FilesystemWorkspaceStorage methods). ----
