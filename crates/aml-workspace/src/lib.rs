@@ -10,6 +10,7 @@
 //!   [`holder`]: who holds a lock, so a crashed holder's lock is taken over at once.
 
 pub mod archive;
+mod blocking;
 pub mod cancel;
 mod confine;
 pub mod error;
