@@ -47,13 +47,17 @@ async function setUp(options: { client?: S3Client; clock?: Clock; refreshMs?: nu
 }
 
 describe("S3 Workspace lock over an AWS SDK S3Client (moto)", () => {
-  it("writes {token, updatedAt}; a second owner gets WorkspaceConflictError; release deletes it", async () => {
+  it("writes {token, updatedAt, holder}; a second owner gets WorkspaceConflictError; release deletes it", async () => {
     const { make, lock } = await setUp()
     const storage = make()
     const lease = await storage.acquire(request)
     const record = await lock()
-    expect(Object.keys(record)).toEqual(["token", "updatedAt"])
+    // The TypeScript SDK's {token, updatedAt}, plus who holds it (issue 22: a crashed holder
+    // of this machine is taken over at once).
+    expect(Object.keys(record)).toEqual(["token", "updatedAt", "holder"])
     expect(new Date(record.updatedAt).toISOString()).toBe(record.updatedAt)
+    expect(record.holder).toMatchObject({ pid: process.pid })
+    expect(Object.keys(record.holder).sort()).toEqual(["bootId", "hostname", "pid", "pidNamespace", "startTime"])
     const conflict = await rejection(storage.acquire(request))
     expectExact(conflict, WorkspaceConflictError, 'Workspace "ws" already has an active writer')
     expect(WorkspaceConflictError.is(conflict, "ws")).toBe(true)

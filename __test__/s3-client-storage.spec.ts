@@ -10,6 +10,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 // @ts-expect-error internal module without declarations
+import { s3LiveHandles } from "../lib/core/native.js"
+// @ts-expect-error internal module without declarations
 import { createS3ClientStorage } from "../lib/workspace/s3/client-storage.js"
 import { expectExact, rejection } from "./support/errors.js"
 import { startMoto, type Moto } from "./support/moto.js"
@@ -159,6 +161,16 @@ describe("S3 Workspace storage over an AWS SDK S3Client (moto)", () => {
     strip = "ETag"
     expectExact(await rejection(lease.read("workspace.json")), Error, 'S3 Workspace "ws" object "workspace.json" did not return an ETag')
     expectExact(await rejection(lease.write("workspace.json", "{}")), Error, 'S3 Workspace "ws" object "workspace.json" did not return an ETag')
+  })
+
+  it("is the one Rust store (lease, lock, layout) behind the application's client", async () => {
+    // The lease and its lock.json live in crates/aml-s3; the client is only the storage port.
+    const { storage } = await setUp()
+    const before = s3LiveHandles()
+    const lease = await storage.acquire(request("ws"))
+    expect(s3LiveHandles()).toBe(before + 1)
+    await lease.release()
+    expect(s3LiveHandles()).toBe(before)
   })
 
   it("rejects a pre-aborted acquisition with the signal's reason", async () => {

@@ -3,8 +3,7 @@ import { tmpdir } from "node:os"
 import { S3Client } from "@aws-sdk/client-s3"
 import { describe, expect, it } from "vitest"
 
-// @ts-expect-error internal module without declarations
-import { storageSegment } from "../lib/workspace/s3/keys.js"
+import { workspaceStorageSegment as storageSegment } from "@aml-jsx/sdk"
 // @ts-expect-error internal module without declarations
 import { validateS3WorkspaceOptions } from "../lib/workspace/s3/options.js"
 import { expectExact } from "./support/errors.js"
@@ -77,7 +76,7 @@ describe("s3Workspace options (BW-3)", () => {
   })
 })
 
-describe("storage segment (WP-2 rule, same as crates/aml-s3)", () => {
+describe("storage segment (WP-2 rule, the one in aml_workspace::paths that the S3 layout uses)", () => {
   it("encodes like encodeURIComponent plus !'()* and the dot segments", () => {
     expect(storageSegment("review-42_a.b~")).toBe("review-42_a.b~")
     expect(storageSegment("!'()*")).toBe("%21%27%28%29%2A")
@@ -87,5 +86,11 @@ describe("storage segment (WP-2 rule, same as crates/aml-s3)", () => {
     expect(storageSegment("..")).toBe("%2E%2E")
     expect(storageSegment("...")).toBe("...")
     expectExact(thrown(() => storageSegment(" a")), TypeError, "Workspace storage id must be a non-empty normalized string")
+    // JavaScript white space, not Rust's: U+FEFF is trimmed, U+0085 is not.
+    expectExact(thrown(() => storageSegment("\uFEFFa")), TypeError, "Workspace storage id must be a non-empty normalized string")
+    expect(storageSegment("a\u0085")).toBe("a%C2%85")
+    expectExact(thrown(() => storageSegment(1 as never)), TypeError, "Workspace storage id must be a non-empty normalized string")
+    // encodeURIComponent's own failure for a lone surrogate stays.
+    expect(thrown(() => storageSegment("a\uD800"))).toBeInstanceOf(URIError)
   })
 })

@@ -72,10 +72,12 @@ export const {
   liveAcpSessions,
 } = binding
 
-// The native S3 Workspace store (src/workspace/s3.rs): storages, leases and bodies by handle.
+// The S3 Workspace store (src/workspace/s3.rs): storages (native client, or an application's
+// S3Client behind the port of src/workspace/s3_port.rs), leases and bodies by handle.
 export const {
   s3BodyClose,
   s3BodyNext,
+  s3LeaseClose,
   s3LeaseDelete,
   s3LeaseList,
   s3LeaseRead,
@@ -84,8 +86,10 @@ export const {
   s3LeaseWrite,
   s3LiveHandles,
   s3StorageAcquire,
+  s3StorageClockOffset,
   s3StorageClose,
   s3StorageCreate,
+  s3StorageCreateForClient,
 } = binding
 
 const {
@@ -375,7 +379,7 @@ export const {
   workspaceSave,
   workspaceStorageDispatcherInstall,
   workspaceStorageDispatcherInstalled,
-  workspaceStorageSegment: nativeWorkspaceStorageSegment,
+  workspaceStorageSegment,
 } = binding
 
 // The Docker Sandbox (src/process/docker.rs over crates/aml-docker): stateless calls over a socket

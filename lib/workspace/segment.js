@@ -1,13 +1,17 @@
-// WP-2 `workspaceStorageSegment(id)`: the one storage path segment of a Workspace id
-// (crates/aml-workspace/src/paths.rs computes the same for the native stores).
+// WP-2 `workspaceStorageSegment(id)`: the one storage path segment of a Workspace id. The rule
+// exists once, in Rust (aml_workspace::paths::workspace_storage_segment, which the filesystem
+// store and the S3 key layout use too); this wrapper keeps the JS surface: the TypeError class,
+// and encodeURIComponent's own URIError for a string that is not well-formed UTF-16.
 
-import { isNormalized } from "../core/normalized.js"
-
-const RESERVED = /[!'()*]/g
+import { workspaceStorageSegment as nativeSegment } from "../core/native.js"
 
 export function workspaceStorageSegment(id) {
-  if (!isNormalized(id)) throw new TypeError("Workspace storage id must be a non-empty normalized string")
-  if (id === ".") return "%2E"
-  if (id === "..") return "%2E%2E"
-  return encodeURIComponent(id).replace(RESERVED, (mark) => `%${mark.charCodeAt(0).toString(16).toUpperCase()}`)
+  let segment
+  try {
+    segment = nativeSegment(typeof id === "string" ? id : "")
+  } catch (error) {
+    throw new TypeError(error.message)
+  }
+  if (!id.isWellFormed()) encodeURIComponent(id)
+  return segment
 }

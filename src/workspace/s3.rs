@@ -1,14 +1,17 @@
-//! The native S3 Workspace store (`crates/aml-s3`) for `s3Workspace({ config })`: storages,
-//! leases and object bodies in small-integer tables, each operation a Promise of an
-//! [`S3Outcome`]. A failure is `error`: JSON `{class, message, cause?, workspaceId?}` that
-//! `lib/workspace/s3/native-storage.js` turns into the documented JS error. Conversions only.
+//! The S3 Workspace store (`crates/aml-s3`) for `s3Workspace({ config })` (the native client)
+//! and `s3Workspace({ client })` (an application's S3Client behind the port of
+//! [`super::s3_port`]): storages, leases and object bodies in small-integer tables, each
+//! operation a Promise of an [`S3Outcome`]. A failure is `error`: JSON `{class, message,
+//! cause?, hostCause?, reference?, workspaceId?}` that `lib/workspace/s3/native-storage.js`
+//! turns into the documented JS error (or the application's own, by reference).
+//! Conversions only.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use aml_s3::{
-    ByteStream, ErrorClass, NativeS3Client, S3Config, S3Credentials, S3WorkspaceLease,
-    S3WorkspaceStorage, StorageError, WriteCondition,
+    ByteStream, ErrorClass, LockTimings, NativeS3Client, OffsetClock, S3Config, S3Credentials,
+    S3Error, S3WorkspaceLease, S3WorkspaceStorage, StorageError, WriteCondition,
 };
 use futures_util::StreamExt;
 use napi::bindgen_prelude::{Buffer, Object};
@@ -16,6 +19,7 @@ use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 use serde_json::{json, Value};
 
+use super::s3_port::{JsS3Client, PortFunction};
 use crate::boundary::async_runtime::spawn_promise;
 
 #[napi(object)]
@@ -59,6 +63,8 @@ type Body = Arc<tokio::sync::Mutex<ByteStream>>;
 static STORAGES: LazyLock<Mutex<Table<S3WorkspaceStorage>>> = LazyLock::new(table);
 static LEASES: LazyLock<Mutex<Table<Arc<S3WorkspaceLease>>>> = LazyLock::new(table);
 static BODIES: LazyLock<Mutex<Table<Body>>> = LazyLock::new(table);
+/// The test clocks of storages created with one (by storage handle).
+static CLOCKS: LazyLock<Mutex<HashMap<u32, Arc<OffsetClock>>>> = LazyLock::new(Default::default);
 
 fn get<T: Clone>(table: &Mutex<Table<T>>, id: u32) -> std::result::Result<T, StorageError> {
     let table = table.lock().unwrap_or_else(|p| p.into_inner());
@@ -92,11 +98,18 @@ fn error_json(error: &StorageError) -> String {
             class,
             message,
             cause,
-        } => json!({
-            "class": format!("{class:?}"),
-            "message": message,
-            "cause": cause,
-        }),
+        } => {
+            let mut value = json!({ "class": format!("{class:?}"), "message": message });
+            match cause {
+                Some(S3Error::Host { reference, .. }) => value["hostCause"] = json!(reference),
+                Some(cause) => value["cause"] = json!(cause.to_string()),
+                None => {}
+            }
+            value
+        }
+        StorageError::Host { reference, message } => {
+            json!({ "class": "Host", "message": message, "reference": reference })
+        }
     };
     value.to_string()
 }
@@ -149,12 +162,68 @@ pub fn s3_storage_create(config_json: String) -> Result<u32> {
     ))
 }
 
+/// A storage for `{bucket, prefix, testing?: {refreshMs, staleMs}}` (JSON, validated by the
+/// facade) over an application's S3Client behind `port` (see [`super::s3_port`]). With
+/// `testing`, the lease reads a clock the facade moves by [`s3_storage_clock_offset`].
+#[napi(
+    ts_args_type = "configJson: string, port: (op: number, key: string, body: Buffer | null, extra: string) => Promise<S3PortOutcome>"
+)]
+pub fn s3_storage_create_for_client(config_json: String, port: PortFunction<'_>) -> Result<u32> {
+    let invalid = || Error::new(Status::InvalidArg, "invalid S3 storage config");
+    let value: Value = serde_json::from_str(&config_json).map_err(|_| invalid())?;
+    let text = |key: &str| value[key].as_str().map(str::to_owned).ok_or_else(invalid);
+    let (bucket, prefix) = (text("bucket")?, text("prefix")?);
+    let mut storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix);
+    let testing = &value["testing"];
+    let mut clock = None;
+    if testing.is_object() {
+        let millis = |key: &str| {
+            testing[key]
+                .as_u64()
+                .map(std::time::Duration::from_millis)
+                .ok_or_else(invalid)
+        };
+        let timings = LockTimings {
+            refresh: millis("refreshMs")?,
+            stale: millis("staleMs")?,
+        };
+        let offset = Arc::new(OffsetClock::default());
+        storage = storage.with_clock(offset.clone(), timings);
+        clock = Some(offset);
+    }
+    let handle = put(&STORAGES, storage);
+    if let Some(clock) = clock {
+        CLOCKS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(handle, clock);
+    }
+    Ok(handle)
+}
+
+/// Moves a test clock (storages created with `testing` only): `now` is the system time plus
+/// `offset_ms`.
+#[napi]
+pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) {
+    if let Some(clock) = CLOCKS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&storage)
+    {
+        clock.set_offset_ms(offset_ms);
+    }
+}
+
 #[napi]
 pub fn s3_storage_close(storage: u32) {
     STORAGES
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .live
+        .remove(&storage);
+    CLOCKS
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
         .remove(&storage);
 }
 
@@ -209,11 +278,7 @@ pub fn s3_body_next(env: &Env, body: u32) -> Result<Object<'_>> {
             end => {
                 s3_body_close(body);
                 match end {
-                    Some(Err(error)) => Err(StorageError::Failed {
-                        class: ErrorClass::Error,
-                        message: error.to_string(),
-                        cause: None,
-                    }),
+                    Some(Err(error)) => Err(StorageError::s3(&error)),
                     _ => Ok(S3Outcome::default()),
                 }
             }
@@ -281,19 +346,24 @@ pub fn s3_lease_delete(env: &Env, lease: u32, paths: Vec<String>) -> Result<Obje
     })
 }
 
-/// Releases the lease (idempotent in the store); the handle closes afterwards.
+/// Releases the lease (idempotent in the store). The handle stays, so later calls report the
+/// released lease, until the facade's lease object is collected ([`s3_lease_close`]).
 #[napi(ts_return_type = "Promise<S3Outcome>")]
 pub fn s3_lease_release(env: &Env, lease: u32) -> Result<Object<'_>> {
     run(env, async move {
-        let held = get(&LEASES, lease)?;
-        let outcome = held.release().await;
-        LEASES
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .live
-            .remove(&lease);
-        outcome.map(|()| S3Outcome::default())
+        get(&LEASES, lease)?.release().await?;
+        Ok(S3Outcome::default())
     })
+}
+
+/// Forgets a lease handle (the facade's lease object was collected).
+#[napi]
+pub fn s3_lease_close(lease: u32) {
+    LEASES
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .live
+        .remove(&lease);
 }
 
 /// One renewal now (tests; the store renews every 5 minutes by itself).
@@ -305,10 +375,12 @@ pub fn s3_lease_refresh(env: &Env, lease: u32) -> Result<Object<'_>> {
     })
 }
 
-/// Live handles (tests prove a released lease and a finished body leave nothing behind).
+/// Unreleased leases and open bodies (tests prove a released lease and a finished body leave
+/// nothing behind).
 #[napi]
 pub fn s3_live_handles() -> u32 {
-    let count = |n: usize| n as u32;
-    count(LEASES.lock().unwrap_or_else(|p| p.into_inner()).live.len())
-        + count(BODIES.lock().unwrap_or_else(|p| p.into_inner()).live.len())
+    let leases = LEASES.lock().unwrap_or_else(|p| p.into_inner());
+    let unreleased = leases.live.values().filter(|l| !l.is_released()).count();
+    let bodies = BODIES.lock().unwrap_or_else(|p| p.into_inner()).live.len();
+    (unreleased + bodies) as u32
 }

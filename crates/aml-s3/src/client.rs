@@ -14,6 +14,10 @@ pub enum S3Error {
     PreconditionFailed(String),
     #[error("{0}")]
     Failed(String),
+    /// A value an application-supplied client threw, kept by the facade under `reference`
+    /// so the application sees its own error; `message` is its text.
+    #[error("{message}")]
+    Host { reference: u32, message: String },
 }
 
 /// The condition of a PUT.

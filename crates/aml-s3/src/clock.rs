@@ -19,6 +19,27 @@ impl Clock for SystemClock {
     }
 }
 
+/// The system clock moved by an adjustable offset: what a test clock of the JS facade
+/// (`Date.now() + offset`) becomes on this side. Only tests install one.
+#[derive(Debug, Default)]
+pub struct OffsetClock {
+    offset_ms: std::sync::atomic::AtomicI64,
+}
+
+impl OffsetClock {
+    pub fn set_offset_ms(&self, offset_ms: i64) {
+        self.offset_ms
+            .store(offset_ms, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clock for OffsetClock {
+    fn now(&self) -> DateTime<Utc> {
+        let offset = self.offset_ms.load(std::sync::atomic::Ordering::Relaxed);
+        Utc::now() + chrono::Duration::milliseconds(offset)
+    }
+}
+
 /// The fixed lease policy (BW-3): refreshed every 5 minutes, recoverable after 20 minutes
 /// without renewal. Only tests shorten it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

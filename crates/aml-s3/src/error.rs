@@ -25,8 +25,11 @@ pub enum StorageError {
     Failed {
         class: ErrorClass,
         message: String,
-        cause: Option<String>,
+        cause: Option<S3Error>,
     },
+    /// A failure an application-supplied client threw, surfaced as that very value.
+    #[error("{message}")]
+    Host { reference: u32, message: String },
 }
 
 impl StorageError {
@@ -42,7 +45,7 @@ impl StorageError {
         Self::Failed {
             class: ErrorClass::Error,
             message: message.into(),
-            cause: Some(cause.to_string()),
+            cause: Some(cause.clone()),
         }
     }
 
@@ -54,9 +57,16 @@ impl StorageError {
         }
     }
 
-    /// The S3 failure itself (an operational error keeps its provider text).
-    pub(crate) fn s3(error: &S3Error) -> Self {
-        Self::error(error.to_string())
+    /// The S3 failure itself (an operational error keeps its provider text; an
+    /// application client's failure stays the value it threw).
+    pub fn s3(error: &S3Error) -> Self {
+        match error {
+            S3Error::Host { reference, message } => Self::Host {
+                reference: *reference,
+                message: message.clone(),
+            },
+            other => Self::error(other.to_string()),
+        }
     }
 
     /// The message the user sees.

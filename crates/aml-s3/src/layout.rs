@@ -1,7 +1,8 @@
 //! Key layout `<prefix>/<workspaceStorageSegment(id)>/<path>` and the checks on prefixes and
 //! storage paths (BW-3).
 
-use crate::segment::{is_normalized, workspace_storage_segment};
+use aml_text::is_normalized;
+use aml_workspace::paths::workspace_storage_segment;
 
 /// The default object namespace.
 pub const DEFAULT_PREFIX: &str = "aml/workspaces";

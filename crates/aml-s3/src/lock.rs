@@ -2,6 +2,12 @@
 //! refreshed with `If-Match`, taken over with `If-Match` once `updatedAt` is older than the
 //! stale interval, read with a 4 KiB limit, and deleted on release after checking that the
 //! token is still ours. Its JSON shape is the TypeScript SDK's, so both exclude each other.
+//!
+//! A crashed holder (issue 22): the lock also records `holder`, the writer's identity
+//! (`aml_workspace::holder::Holder`: host, boot id, pid namespace, pid, start time). An
+//! acquirer on the same host takes over at once a lock whose holder is provably gone, with the
+//! same `If-Match` replacement as a stale lock, so of two takers exactly one wins. A lock
+//! without a usable `holder` (the TypeScript SDK's, another host's) keeps the staleness rule.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,6 +15,8 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+
+use aml_workspace::holder::Holder;
 
 use crate::client::{ObjectClient, PutCondition, S3Error};
 use crate::clock::{iso, Clock, LockTimings};
@@ -25,6 +33,8 @@ const ACQUIRE_ATTEMPTS: usize = 3;
 struct LockBody<'a> {
     token: &'a str,
     updated_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    holder: Option<&'a Holder>,
 }
 
 /// A lock object as read back: what another owner wrote.
@@ -33,6 +43,16 @@ struct LockBody<'a> {
 pub struct LockRecord {
     pub token: String,
     pub updated_at: String,
+    /// Anything under `holder` that is not a [`Holder`] is ignored (an unknown holder).
+    #[serde(default, deserialize_with = "lenient_holder")]
+    pub holder: Option<Holder>,
+}
+
+fn lenient_holder<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Holder>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
 }
 
 struct Held {
@@ -56,6 +76,7 @@ fn body(token: &str, now: DateTime<Utc>) -> Bytes {
     let text = serde_json::to_string(&LockBody {
         token,
         updated_at: iso(now),
+        holder: Holder::current(),
     })
     .expect("lock JSON");
     Bytes::from(text)
@@ -154,11 +175,11 @@ impl Lease {
                 .expect("checked")
                 .with_timezone(&Utc);
             let now = clock.now();
-            if now
+            let fresh = now
                 .signed_duration_since(updated)
                 .to_std()
-                .map_or(true, |age| age <= timings.stale)
-            {
+                .map_or(true, |age| age <= timings.stale);
+            if fresh && !record.holder.as_ref().is_some_and(Holder::is_gone) {
                 return Err(StorageError::Conflict {
                     workspace_id: id.to_string(),
                 });

@@ -133,6 +133,13 @@ impl S3WorkspaceLease {
         &self.id
     }
 
+    /// Whether [`S3WorkspaceLease::release`] has finished.
+    pub fn is_released(&self) -> bool {
+        self.released
+            .try_lock()
+            .is_ok_and(|released| released.is_some())
+    }
+
     /// The lease token, when locked.
     pub fn lock_token(&self) -> Option<&str> {
         self.lease.as_deref().map(Lease::token)

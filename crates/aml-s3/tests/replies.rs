@@ -147,7 +147,7 @@ async fn inspection_failure_keeps_its_cause() {
         StorageError::Failed {
             class: ErrorClass::Error,
             message: "S3 Workspace \"ws\" could not inspect its lock".into(),
-            cause: Some("S3 GetObject failed: access denied".into()),
+            cause: Some(S3Error::Failed("S3 GetObject failed: access denied".into())),
         }
     );
 }
@@ -167,7 +167,7 @@ async fn stale_replacement_failure_and_race() {
         StorageError::Failed {
             class: ErrorClass::Error,
             message: "S3 Workspace \"ws\" could not replace its stale lock".into(),
-            cause: Some("S3 PutObject failed: throttled".into()),
+            cause: Some(S3Error::Failed("S3 PutObject failed: throttled".into())),
         }
     );
     // Another process replaced the stale lock first: a conflict, not a failure.

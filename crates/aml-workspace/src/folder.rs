@@ -11,11 +11,11 @@ use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::blocking::blocking;
 use crate::cancel::{Cancel, Phase};
 use crate::confine::{create_file, dir_mode, ensure_dir, file_mode, Refused};
 use crate::error::{Result, WorkspaceError};
 use crate::paths::is_entry_path;
-use crate::persistence::blocking;
 use crate::select::{EntryKind, SnapshotEntry};
 use crate::storage::{
     Limited, LocalFile, ObjectFile, StorageLease, WriteBody, WriteCondition, WriteOptions,

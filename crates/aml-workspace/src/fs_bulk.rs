@@ -9,11 +9,11 @@ use std::io::{self, Read};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::blocking::blocking;
 use crate::cancel::{Cancel, Phase};
 use crate::confine::{create_file_with, file_mode, KnownDirs};
 use crate::error::{Result, WorkspaceError};
 use crate::folder::{missing, refusal, unexpected_size};
-use crate::persistence::blocking;
 use crate::storage::{LocalFile, ObjectFile};
 
 /// Blocking threads per batch: the machine this targets has two cores, and more threads

@@ -11,11 +11,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
+use crate::blocking::blocking;
 use crate::cancel::Cancel;
 use crate::error::{Result, WorkspaceError};
 use crate::lock::{DirLock, LockFailure, LockPolicy, ReleaseFailure};
 use crate::paths::{is_storage_path, is_storage_prefix, storage_segment};
-use crate::persistence::blocking;
 use crate::storage::{
     AcquireRequest, LocalFile, ObjectFile, ReadBody, StorageAdapter, StorageLease, StorageObject,
     Version, WriteBody, WriteCondition, WriteOptions,

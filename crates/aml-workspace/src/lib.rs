@@ -6,17 +6,21 @@
 //! - [`persistence`]: the lifecycle over a lease: materialize, save, release.
 //! - [`select`], [`archive`], [`folder`], [`index`]: selection, the two revision formats and
 //!   `workspace.json`.
-//! - [`lock`]: the `proper-lockfile`-compatible directory lock (local and filesystem stores).
+//! - [`lock`]: the `proper-lockfile`-compatible directory lock (local and filesystem stores);
+//!   [`holder`]: who holds a lock, so a crashed holder's lock is taken over at once.
 
 pub mod archive;
+mod blocking;
 pub mod cancel;
 mod confine;
 pub mod error;
 pub mod folder;
 mod fs_bulk;
 pub mod fs_storage;
+pub mod holder;
 pub mod index;
 pub mod lock;
+mod lock_record;
 pub mod paths;
 pub mod persistence;
 mod placement;
@@ -27,6 +31,7 @@ pub mod transfer;
 pub use cancel::{Cancel, Phase};
 pub use error::{ErrorClass, Result, WorkspaceError};
 pub use fs_storage::{FilesystemLease, FilesystemStorage};
+pub use holder::Holder;
 pub use index::{Format, Revision, WorkspaceIndex};
 pub use lock::{Clock, DirLock, LockFailure, LockPolicy, ReleaseFailure, SystemClock};
 pub use persistence::{LoadRequest, Materialization, PersistenceOptions, SaveRequest};

@@ -3,6 +3,18 @@
 //! `<target>.lock`, taken by an atomic `mkdir`; its holder refreshes the directory's mtime
 //! every `update` (5 min); a lock whose mtime is older than `stale` (20 min) may be removed
 //! and taken over. No retries for Workspace leases. The clock is injectable for tests.
+//!
+//! A crashed holder (issue 22): beside the directory, the holder keeps `<target>.lock.holder`,
+//! its identity ([`Holder`]: host, boot id, pid namespace, pid, start time), its token and the
+//! directory mtime it set (rewritten on every refresh). An acquirer on the same host takes over
+//! at once a lock whose recorded holder is provably gone and whose directory still carries the
+//! recorded mtime (so the record describes this very directory). The takeover is atomic among
+//! takers: each claims the record by `rename` (only one rename of that file succeeds), checks
+//! it claimed the dead holder's record (else puts it back with `link`, which never replaces),
+//! removes the directory with `rmdir`, and then competes in the ordinary `mkdir`. The record is
+//! a sibling, not a file inside the directory, so a proper-lockfile process still sees its
+//! mtime protocol and can still `rmdir` a stale lock. Unknown holders (another host, a
+//! TypeScript SDK process, no record) keep the staleness rule.
 
 use std::fs::{self, File, FileTimes};
 use std::io;
@@ -13,6 +25,8 @@ use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::WorkspaceError;
+pub use crate::lock_record::holder_path;
+use crate::lock_record::{claim_record, dead_holder, remove_dead, write_record};
 
 pub const STALE: Duration = Duration::from_secs(20 * 60);
 pub const UPDATE: Duration = Duration::from_secs(5 * 60);
@@ -70,7 +84,13 @@ struct State {
     refreshed_at: SystemTime,
     compromised: Option<String>,
     released: bool,
+    /// The token of our holder record, when the lock keeps one (leases, not short locks).
+    record: Option<String>,
 }
+
+/// Attempts at taking over from dead holders in one acquisition (each either wins the
+/// directory or finds another owner).
+const DEAD_TAKEOVERS: usize = 3;
 
 /// A held lock. Dropping it without [`DirLock::release`] stops the refresh but leaves the
 /// directory (a crashed holder looks the same; the lock then goes stale).
@@ -113,33 +133,49 @@ fn is_stale(path: &Path, policy: &LockPolicy) -> io::Result<bool> {
 }
 
 impl DirLock {
-    /// Takes `<target>.lock` once: a stale lock is removed and retaken, a live one is
-    /// [`LockFailure::Held`].
+    /// Takes `<target>.lock` once: a lock whose holder is provably gone is taken over at once,
+    /// a stale lock is removed and retaken, a live one is [`LockFailure::Held`]. The holder
+    /// record is kept beside it (see the module documentation).
     pub fn acquire(target: &Path, policy: &LockPolicy) -> Result<DirLock, LockFailure> {
+        DirLock::acquire_with(target, policy, true)
+    }
+
+    fn acquire_with(
+        target: &Path,
+        policy: &LockPolicy,
+        record: bool,
+    ) -> Result<DirLock, LockFailure> {
         let path = lock_path(target);
         let io_failure = |error: io::Error, at: &Path| LockFailure::Io(error, at.to_path_buf());
         let mut took_over = false;
+        let mut dead_takeovers = 0;
         loop {
             match fs::create_dir(&path) {
                 Ok(()) => break,
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists && !took_over => {
-                    match is_stale(&path, policy) {
-                        Ok(true) => {}
-                        Ok(false) => return Err(LockFailure::Held),
-                        // Released between our mkdir and stat: try again.
-                        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-                        Err(error) => return Err(io_failure(error, &path)),
-                    }
-                    took_over = true;
-                    match fs::remove_dir_all(&path) {
-                        Ok(()) => {}
-                        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-                        Err(error) => return Err(io_failure(error, &path)),
-                    }
+                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(error) => return Err(io_failure(error, &path)),
+            }
+            if dead_takeovers < DEAD_TAKEOVERS {
+                if let Some(dead) = dead_holder(&path) {
+                    dead_takeovers += 1;
+                    remove_dead(&path, &dead).map_err(|error| io_failure(error, &path))?;
+                    continue;
                 }
-                Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
-                    return Err(LockFailure::Held)
-                }
+            }
+            if took_over {
+                return Err(LockFailure::Held);
+            }
+            match is_stale(&path, policy) {
+                Ok(true) => {}
+                Ok(false) => return Err(LockFailure::Held),
+                // Released between our mkdir and stat: try again.
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                Err(error) => return Err(io_failure(error, &path)),
+            }
+            took_over = true;
+            match fs::remove_dir_all(&path) {
+                Ok(()) => {}
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
                 Err(error) => return Err(io_failure(error, &path)),
             }
         }
@@ -151,6 +187,10 @@ impl DirLock {
                 return Err(io_failure(error, &path));
             }
         };
+        let record = record.then(|| uuid::Uuid::new_v4().to_string());
+        if let Some(token) = &record {
+            write_record(&path, token, mtime);
+        }
         Ok(DirLock {
             path,
             policy: policy.clone(),
@@ -159,6 +199,7 @@ impl DirLock {
                 refreshed_at: now,
                 compromised: None,
                 released: false,
+                record,
             })),
             stop: CancellationToken::new(),
         })
@@ -176,7 +217,7 @@ impl DirLock {
         let started = std::time::Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
-            match DirLock::acquire(target, policy) {
+            match DirLock::acquire_with(target, policy, false) {
                 Ok(lock) => {
                     let _ = fs::write(lock.path.join("owner"), std::process::id().to_string());
                     // A new entry moves the directory's mtime, which is how ownership is
@@ -287,7 +328,15 @@ impl DirLock {
             }
         }
         fs::remove_dir_all(&self.path)
-            .map_err(|error| ReleaseFailure::Io(WorkspaceError::io(&error, "rmdir", &self.path)))
+            .map_err(|error| ReleaseFailure::Io(WorkspaceError::io(&error, "rmdir", &self.path)))?;
+        // Our record goes after the directory: a crash in between leaves a record that no
+        // directory matches, which nobody trusts.
+        if let Some(token) = &state.record {
+            if let Ok(Some(claim)) = claim_record(&self.path, token) {
+                let _ = fs::remove_file(claim);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -335,6 +384,9 @@ fn refresh(path: &Path, policy: &LockPolicy, state: &Mutex<State>) -> Result<(),
         Ok(mtime) => {
             state.mtime = mtime;
             state.refreshed_at = now;
+            if let Some(token) = &state.record {
+                write_record(path, token, mtime);
+            }
             Ok(())
         }
         Err(error) => Err(compromise(

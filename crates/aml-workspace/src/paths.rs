@@ -1,9 +1,23 @@
 //! Path rules: the storage segment of an identity, storage object paths, and the relative
 //! paths of a snapshot or a restored revision.
 
-/// The one storage segment for a Workspace id (WP-2 `workspaceStorageSegment`): JavaScript's
-/// `encodeURIComponent`, plus `!'()*` in upper-case hex, with `.` and `..` encoded so the
-/// segment can never mean "here" or "up". The caller has checked the id is normalized.
+/// The `TypeError` text of `workspaceStorageSegment(id)` for an id that is not a non-empty
+/// normalized string (JavaScript's `trim()`).
+pub const INVALID_STORAGE_ID: &str = "Workspace storage id must be a non-empty normalized string";
+
+/// WP-2 `workspaceStorageSegment(id)`, the one implementation of the rule (the JS export, the
+/// filesystem store and the S3 key layout all call it): the id must be a non-empty normalized
+/// string, else `Err(INVALID_STORAGE_ID)`; see [`storage_segment`] for the encoding.
+pub fn workspace_storage_segment(id: &str) -> Result<String, &'static str> {
+    if !aml_text::is_normalized(id) {
+        return Err(INVALID_STORAGE_ID);
+    }
+    Ok(storage_segment(id))
+}
+
+/// The encoding of a checked id: JavaScript's `encodeURIComponent`, plus `!'()*` in upper-case
+/// hex, with `.` and `..` encoded so the segment can never mean "here" or "up". What is left
+/// unencoded is exactly `A-Z a-z 0-9 - _ . ~`.
 pub fn storage_segment(id: &str) -> String {
     match id {
         "." => return "%2E".into(),
@@ -71,6 +85,26 @@ mod tests {
         assert_eq!(storage_segment("..."), "...");
         assert_eq!(storage_segment("é"), "%C3%A9");
         assert_eq!(storage_segment("😀"), "%F0%9F%98%80");
+        assert_eq!(storage_segment("a\\b%"), "a%5Cb%25");
+        assert_eq!(storage_segment("../x"), "..%2Fx");
+    }
+
+    #[test]
+    fn segment_ids_must_be_normalized_the_javascript_way() {
+        for id in ["", " a", "a ", "\ta", "a\n", "\u{FEFF}a", "a\u{3000}"] {
+            assert_eq!(
+                workspace_storage_segment(id),
+                Err(INVALID_STORAGE_ID),
+                "{id:?}"
+            );
+        }
+        // U+0085 is not JavaScript white space, so trim() keeps it; NUL is a plain byte.
+        assert_eq!(workspace_storage_segment("a\u{85}").unwrap(), "a%C2%85");
+        assert_eq!(workspace_storage_segment("a\0").unwrap(), "a%00");
+        assert_eq!(
+            workspace_storage_segment("review 42").unwrap(),
+            "review%2042"
+        );
     }
 
     #[test]

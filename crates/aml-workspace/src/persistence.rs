@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use tokio::io::AsyncWriteExt;
 
 use crate::archive::{self, ExtractLimits, CONTENT_TYPE};
+use crate::blocking::blocking;
 use crate::cancel::{Cancel, Phase};
 use crate::error::{Result, WorkspaceError};
 use crate::folder::{self, FolderLimits};
@@ -79,14 +80,6 @@ pub struct Materialization {
     version: Option<Version>,
     revision_id: Option<String>,
     released: bool,
-}
-
-pub(crate) async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T> + Send + 'static,
-) -> Result<T> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|error| WorkspaceError::error(format!("AML workspace task failed: {error}")))?
 }
 
 /// `mkdtemp(<parent>/aml-workspace-XXXXXX)`.

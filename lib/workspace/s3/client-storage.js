@@ -1,11 +1,14 @@
 // The S3 Workspace storage for an application-supplied AWS SDK v3 S3Client (BW-3, WP-2
-// adapter). Commands come from the application's own @aws-sdk/client-s3 (an optional peer
-// dependency, resolved from this package's location like any peer), so a client or mock that
-// checks `instanceof` on its commands sees its own classes. The native client of
-// `s3Workspace({ config })` lives in crates/aml-s3; both share one protocol and one layout.
+// adapter). This file is only the storage *port* (src/workspace/s3_port.rs): get, put with
+// If-None-Match / If-Match, delete, list and body reads as SDK commands. The lock.json lease,
+// the key layout, the path checks and every message are crates/aml-s3's, the same code the
+// native client of `s3Workspace({ config })` runs (lib/workspace/s3/native-storage.js).
+// Commands come from the application's own @aws-sdk/client-s3 (an optional peer dependency,
+// resolved from this package's location like any peer), so a client or mock that checks
+// `instanceof` on its commands sees its own classes.
 
-import { S3ClientLock } from "./client-lock.js"
-import { invalidPath, isListPrefix, isStoragePath, storageSegment } from "./keys.js"
+import { s3StorageClockOffset, s3StorageCreateForClient } from "../../core/native.js"
+import { createS3LeaseStorage } from "./native-storage.js"
 
 let sdkModule
 
@@ -32,125 +35,139 @@ function isPrecondition(error) {
   return error?.name === "PreconditionFailed" || status(error) === 412 || error?.name === "ConditionalRequestConflict"
 }
 
-// The four operations as the lock and the lease use them, over SDK commands.
-function sdkOperations(client, sdk, bucket) {
-  return {
-    isPrecondition,
-    async get(key, abortSignal) {
+function isAsyncIterable(value) {
+  return value !== null && typeof value === "object" && typeof value[Symbol.asyncIterator] === "function"
+}
+
+function bytes(chunk) {
+  if (typeof chunk === "string") return Buffer.from(chunk, "utf8")
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+}
+
+// Values the client threw, by number, until the failure that carries them reaches the
+// application (`take`). Failures nobody reports (a renewal's) would pile up: keep the newest.
+const KEPT_ERRORS = 64
+
+/** The port over `client` for bucket `bucket`: `call(op, key, body, extra)` never rejects. */
+function sdkPort(client, bucket) {
+  const errors = new Map()
+  const bodies = new Map()
+  let nextError = 0
+  let nextBody = 0
+  const keep = (error) => {
+    do nextError = (nextError + 1) >>> 0
+    while (nextError === 0)
+    errors.set(nextError, error)
+    if (errors.size > KEPT_ERRORS) errors.delete(errors.keys().next().value)
+    return nextError
+  }
+  const closeBody = (reference) => {
+    const body = bodies.get(reference)
+    bodies.delete(reference)
+    void body?.iterator.return?.().catch(() => {})
+    body?.source.destroy?.()
+  }
+  const ops = [
+    async function get(key) {
+      const sdk = await loadS3Sdk()
+      let response
       try {
-        return await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal })
+        response = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }))
       } catch (error) {
-        if (isNotFound(error)) return undefined
+        if (isNotFound(error)) return { found: false, ok: true }
         throw error
       }
+      const etag = typeof response?.ETag === "string" && response.ETag !== "" ? response.ETag : undefined
+      const source = response?.Body
+      if (!isAsyncIterable(source)) return { etag, found: true, ok: true }
+      do nextBody = (nextBody + 1) >>> 0
+      while (nextBody === 0 || bodies.has(nextBody))
+      bodies.set(nextBody, { iterator: source[Symbol.asyncIterator](), source })
+      return { body: nextBody, etag, found: true, ok: true }
     },
-    async put(key, body, extra, abortSignal) {
-      const input = { Bucket: bucket, Key: key, Body: body, ContentType: "application/json", ...extra }
-      const output = await client.send(new sdk.PutObjectCommand(input), { abortSignal })
-      return output?.ETag
+    async function put(key, body, extra) {
+      const sdk = await loadS3Sdk()
+      const { condition, contentType } = JSON.parse(extra)
+      const input = { Body: body, Bucket: bucket, ContentType: contentType ?? "application/octet-stream", Key: key }
+      if (condition?.ifNoneMatch !== undefined) input.IfNoneMatch = condition.ifNoneMatch
+      if (condition?.ifMatch !== undefined) input.IfMatch = condition.ifMatch
+      const output = await client.send(new sdk.PutObjectCommand(input))
+      const etag = output?.ETag
+      return typeof etag === "string" && etag !== "" ? { etag, ok: true } : { ok: true }
     },
-    async delete(key) {
+    async function remove(key) {
+      const sdk = await loadS3Sdk()
       await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: key }))
+      return { ok: true }
     },
-    async list(prefix) {
+    async function list(prefix) {
+      const sdk = await loadS3Sdk()
       const keys = []
       let ContinuationToken
       do {
-        const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken }))
+        const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucket, ContinuationToken, Prefix: prefix }))
         for (const entry of page?.Contents ?? []) if (typeof entry.Key === "string") keys.push(entry.Key)
         ContinuationToken = page?.IsTruncated ? page.NextContinuationToken : undefined
       } while (ContinuationToken !== undefined)
-      return keys
+      return { keys, ok: true }
     },
-  }
-}
-
-async function collect(body) {
-  if (typeof body === "string") return Buffer.from(body, "utf8")
-  if (body instanceof Uint8Array) return body
-  const chunks = []
-  for await (const chunk of body) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-  return Buffer.concat(chunks)
-}
-
-function lease({ ops, bucket, prefix, id, root, lock }) {
-  let released
-  const usable = () => {
-    if (released !== undefined) throw new Error(`S3 Workspace "${id}" storage lease was released`)
-    lock?.check()
-  }
-  const key = (path) => {
-    if (!isStoragePath(path)) throw invalidPath(path)
-    return `${root}/${path}`
-  }
-  const object = (path, what) => new Error(`S3 Workspace "${id}" object "${path}" ${what}`)
-  return Object.freeze({
-    handle: Object.freeze({ bucket, kind: "s3-workspace", prefix }),
-    async read(path) {
-      const target = key(path)
-      usable()
-      const response = await ops.get(target)
-      if (response === undefined) return undefined
-      const body = response.Body
-      if (body === null || typeof body !== "object" || typeof body[Symbol.asyncIterator] !== "function") {
-        throw object(path, "did not return a streaming body")
+    async function next(_key, _body, extra) {
+      const reference = Number(extra)
+      const body = bodies.get(reference)
+      if (body === undefined) return { ok: true }
+      try {
+        const { done, value } = await body.iterator.next()
+        if (done) {
+          bodies.delete(reference)
+          return { ok: true }
+        }
+        return { chunk: bytes(value), ok: true }
+      } catch (error) {
+        closeBody(reference)
+        throw error
       }
-      if (typeof response.ETag !== "string" || response.ETag === "") {
-        body.destroy?.()
-        throw object(path, "did not return an ETag")
+    },
+    async function close(_key, _body, extra) {
+      closeBody(Number(extra))
+      return { ok: true }
+    },
+  ]
+  return {
+    async call(op, key, body, extra) {
+      try {
+        return await ops[op](key, body, extra)
+      } catch (error) {
+        const message = String(error?.message ?? error)
+        if (isPrecondition(error)) return { message, ok: false, precondition: true }
+        return { error: keep(error), message, ok: false }
       }
-      return Object.freeze({ body, version: Object.freeze({ value: response.ETag }) })
     },
-    async write(path, body, options = {}) {
-      const target = key(path)
-      usable()
-      const condition = options.condition
-      const extra = { ContentType: options.contentType ?? "application/octet-stream" }
-      if (condition?.kind === "absent") extra.IfNoneMatch = "*"
-      else if (condition?.kind === "version") extra.IfMatch = condition.version.value
-      // Bodies are sent with a known length: SDK streaming uploads of unknown length need
-      // chunked signing that S3-compatible services implement unevenly.
-      const etag = await ops.put(target, await collect(body), extra)
-      if (typeof etag !== "string" || etag === "") throw object(path, "did not return an ETag")
-      return Object.freeze({ value: etag })
+    /** The value kept under `reference`, once. */
+    take(reference) {
+      const error = errors.get(reference)
+      errors.delete(reference)
+      return error
     },
-    async list(listPrefix) {
-      if (!isListPrefix(listPrefix)) throw invalidPath(listPrefix)
-      usable()
-      const keys = await ops.list(`${root}/${listPrefix}`)
-      return Object.freeze(keys.map((entry) => Object.freeze({ path: entry.slice(root.length + 1) })))
-    },
-    async delete(paths) {
-      const targets = paths.map(key)
-      usable()
-      for (const target of targets) await ops.delete(target)
-    },
-    release() {
-      released ??= lock === undefined ? Promise.resolve() : lock.release()
-      return released
-    },
-  })
+  }
 }
 
 /**
- * A WorkspaceStorageAdapter (name "s3") over `client`. `testing` replaces the lock clock and
- * timings (tests only).
+ * A WorkspaceStorageAdapter (name "s3") over `client`. `testing` replaces the lock clock
+ * (`{now()}`, an offset of the system time) and timings (tests only).
  */
 export function createS3ClientStorage({ bucket, prefix, client, testing }) {
-  return Object.freeze({
-    name: "s3",
-    async acquire(request) {
-      const { id, lock, signal } = request
-      signal?.throwIfAborted()
-      const root = `${prefix}/${storageSegment(id)}`
-      const ops = sdkOperations(client, await loadS3Sdk(), bucket)
-      const held = lock === false ? undefined : await S3ClientLock.acquire(ops, id, `${root}/lock.json`, testing)
-      if (signal?.aborted) {
-        // Acquired while the evaluation gave up: give the lease back, report the abort.
-        await held?.release().catch(() => {})
-        throw signal.reason
-      }
-      return lease({ ops, bucket, prefix, id, root, lock: held })
-    },
-  })
+  const port = sdkPort(client, bucket)
+  const create = () => {
+    const config = { bucket, prefix }
+    if (testing !== undefined) {
+      config.testing = { refreshMs: testing.timings?.refreshMs ?? 300_000, staleMs: testing.timings?.staleMs ?? 1_200_000 }
+    }
+    return s3StorageCreateForClient(JSON.stringify(config), port.call)
+  }
+  // The lease reads its clock in Rust: before each call, move it to where the test clock is.
+  const beforeCall =
+    testing?.clock === undefined
+      ? undefined
+      : (storage) => s3StorageClockOffset(storage, Math.round(testing.clock.now() - Date.now()))
+  return createS3LeaseStorage({ beforeCall, bucket, create, hostError: port.take, prefix, prepare: loadS3Sdk })
 }

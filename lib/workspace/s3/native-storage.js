@@ -1,11 +1,13 @@
-// The S3 Workspace storage of `s3Workspace({ config })`: a WorkspaceStorageAdapter (name
-// "s3") over the native client in crates/aml-s3 (src/workspace/s3.rs). The lock, layout,
+// The S3 Workspace storage as a WorkspaceStorageAdapter (name "s3") over the one store in
+// crates/aml-s3 (src/workspace/s3.rs): with the native client for `s3Workspace({ config })`,
+// or with an application's S3Client behind the port of client-storage.js. The lock, layout,
 // conditions and messages are the Rust store's; this file maps config, bodies and errors.
 
 import { WorkspaceConflictError } from "../../errors/errors.js"
 import {
   s3BodyClose,
   s3BodyNext,
+  s3LeaseClose,
   s3LeaseDelete,
   s3LeaseList,
   s3LeaseRead,
@@ -42,22 +44,26 @@ export function nativeS3Config(config = {}) {
   return { region, endpoint: url, credentials, forcePathStyle }
 }
 
-function rebuild(json) {
+// `hostError(reference)`: the value an application's client threw (client-storage.js).
+function rebuild(json, hostError) {
   const data = JSON.parse(json)
   if (data.class === "Conflict") return new WorkspaceConflictError(data.workspaceId)
+  const host = (reference) => hostError?.(reference) ?? new Error(data.message)
+  if (data.class === "Host") return host(data.reference)
   const Class = data.class === "RangeError" ? RangeError : data.class === "TypeError" ? TypeError : Error
-  const error = new Class(data.message, data.cause ? { cause: new Error(data.cause) } : undefined)
+  const cause = data.hostCause !== undefined ? host(data.hostCause) : data.cause ? new Error(data.cause) : undefined
+  const error = new Class(data.message, cause === undefined ? undefined : { cause })
   if (data.name !== undefined) error.name = data.name
   return error
 }
 
-async function settle(promise) {
+async function settleWith(promise, hostError) {
   const outcome = await promise
-  if (!outcome.ok) throw rebuild(outcome.error)
+  if (!outcome.ok) throw rebuild(outcome.error, hostError)
   return outcome
 }
 
-async function* body(handle) {
+async function* body(handle, settle) {
   try {
     for (;;) {
       const { chunk } = await settle(s3BodyNext(handle))
@@ -77,14 +83,19 @@ async function bytes(value) {
   return Buffer.concat(chunks)
 }
 
-function lease(handle, meta) {
+// A released lease keeps its handle (later calls report the release) until collected.
+const collected = new FinalizationRegistry((handle) => s3LeaseClose(handle))
+
+// `before()` runs ahead of every store call (a test clock's sync; a no-op otherwise).
+function lease(handle, meta, settle, before) {
   let released
   return Object.freeze({
     handle: meta,
     async read(path) {
+      before()
       const outcome = await settle(s3LeaseRead(handle, path))
       if (outcome.handle === undefined || outcome.handle === null) return undefined
-      return Object.freeze({ body: body(outcome.handle), version: Object.freeze({ value: outcome.version }) })
+      return Object.freeze({ body: body(outcome.handle, settle), version: Object.freeze({ value: outcome.version }) })
     },
     async write(path, value, options = {}) {
       const { condition, contentType } = options
@@ -94,39 +105,55 @@ function lease(handle, meta) {
           : condition?.kind === "version"
             ? JSON.stringify({ kind: "version", version: condition.version.value })
             : undefined
-      const outcome = await settle(s3LeaseWrite(handle, path, await bytes(value), json, contentType))
+      const buffer = await bytes(value)
+      before()
+      const outcome = await settle(s3LeaseWrite(handle, path, buffer, json, contentType))
       return Object.freeze({ value: outcome.version })
     },
     async list(prefix) {
+      before()
       const { paths } = await settle(s3LeaseList(handle, prefix))
       return Object.freeze(paths.map((path) => Object.freeze({ path })))
     },
     async delete(paths) {
+      before()
       await settle(s3LeaseDelete(handle, [...paths]))
     },
     release() {
+      before()
       released ??= settle(s3LeaseRelease(handle)).then(() => undefined)
       return released
     },
     // Tests only: one renewal now.
-    refreshForTest: () => settle(s3LeaseRefresh(handle)).then(() => undefined),
+    refreshForTest: () => {
+      before()
+      return settle(s3LeaseRefresh(handle)).then(() => undefined)
+    },
   })
 }
 
-/** A WorkspaceStorageAdapter over the native client for `{bucket, prefix, config}`. */
-export function createS3NativeStorage({ bucket, prefix, config }) {
-  const mapped = nativeS3Config(config)
+/**
+ * A WorkspaceStorageAdapter over one Rust store: `create()` makes the storage handle on first
+ * acquisition, `prepare()` (optional) runs before each, `beforeCall(storage)` before every
+ * store call (a test clock), `hostError(reference)` returns a value the client threw.
+ */
+export function createS3LeaseStorage({ beforeCall, bucket, create, hostError, prefix, prepare }) {
   let storage
   const meta = Object.freeze({ bucket, kind: "s3-workspace", prefix })
+  const settle = (promise) => settleWith(promise, hostError)
+  const before = () => beforeCall?.(storage)
   return Object.freeze({
     name: "s3",
     async acquire(request) {
       const { id, lock, signal } = request
       signal?.throwIfAborted()
+      await prepare?.()
       // Created lazily: the factory performs no I/O and builds no client.
-      storage ??= s3StorageCreate(JSON.stringify({ bucket, prefix, ...mapped }))
+      storage ??= create()
+      before()
       const { handle } = await settle(s3StorageAcquire(storage, id, lock !== false))
-      const acquired = lease(handle, meta)
+      const acquired = lease(handle, meta, settle, before)
+      collected.register(acquired, handle)
       if (signal?.aborted) {
         await acquired.release().catch(() => {})
         throw signal.reason
@@ -134,4 +161,10 @@ export function createS3NativeStorage({ bucket, prefix, config }) {
       return acquired
     },
   })
+}
+
+/** A WorkspaceStorageAdapter over the native client for `{bucket, prefix, config}`. */
+export function createS3NativeStorage({ bucket, prefix, config }) {
+  const mapped = nativeS3Config(config)
+  return createS3LeaseStorage({ bucket, create: () => s3StorageCreate(JSON.stringify({ bucket, prefix, ...mapped })), prefix })
 }

@@ -314,7 +314,7 @@ async fn acquisition_failed(env: Env) {
             cause: Some(cause),
         } => {
             assert_eq!(message, "S3 Workspace \"ws\" lock acquisition failed");
-            assert!(cause.contains("PutObject"), "{cause}");
+            assert!(cause.to_string().contains("PutObject"), "{cause}");
         }
         other => panic!("{other:?}"),
     }
