@@ -69,8 +69,8 @@ pub fn workspace_storage_dispatcher_install(
 }
 
 #[napi]
-pub fn workspace_storage_dispatcher_installed() -> bool {
-    CURRENT.with(|current| current.borrow().is_some())
+pub fn workspace_storage_dispatcher_installed() -> Result<bool> {
+    guard(|| Ok(CURRENT.with(|current| current.borrow().is_some())))
 }
 
 /// A JS adapter's lease, known to the facade as `reference`.

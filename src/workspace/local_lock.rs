@@ -11,6 +11,7 @@ use napi_derive::napi;
 
 use super::outcome::{done, insert, lookup, remove, Table, WorkspaceOutcome};
 use crate::boundary::async_runtime::spawn_promise;
+use crate::boundary::guard::guard;
 
 static LOCKS: LazyLock<Mutex<Table<DirLock>>> = LazyLock::new(|| Mutex::new(Table::new()));
 
@@ -77,9 +78,13 @@ fn local_acquire(
 
 /// `null` while lock `lock` is healthy, else why it was lost.
 #[napi]
-pub fn local_workspace_lock_problem(lock: u32) -> Option<String> {
-    let held = lookup(&LOCKS, lock).ok()?;
-    held.check().err()
+pub fn local_workspace_lock_problem(lock: u32) -> Result<Option<String>> {
+    guard(|| {
+        Ok(match lookup(&LOCKS, lock) {
+            Ok(held) => held.check().err(),
+            Err(_) => None,
+        })
+    })
 }
 
 /// Releases lock `lock` of the Workspace `directory` (named in the errors).
@@ -111,6 +116,6 @@ pub fn local_workspace_release(env: &Env, lock: u32, directory: String) -> Resul
 }
 
 #[napi]
-pub fn live_workspace_locks() -> u32 {
-    LOCKS.lock().unwrap_or_else(|p| p.into_inner()).live.len() as u32
+pub fn live_workspace_locks() -> Result<u32> {
+    guard(|| Ok(LOCKS.lock().unwrap_or_else(|p| p.into_inner()).live.len() as u32))
 }

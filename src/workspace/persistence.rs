@@ -27,22 +27,28 @@ static CANCELS: LazyLock<Mutex<Table<Cancel>>> = LazyLock::new(|| Mutex::new(Tab
 
 /// A cancellation for one restore or save; the facade fires it from the abort signal.
 #[napi]
-pub fn workspace_cancellation() -> u32 {
-    insert(&CANCELS, Cancel::new())
+pub fn workspace_cancellation() -> Result<u32> {
+    guard(|| Ok(insert(&CANCELS, Cancel::new())))
 }
 
 /// Fires cancellation `handle` (the running restore or save stops at its next file).
 #[napi]
-pub fn workspace_cancel(handle: u32) {
-    if let Ok(cancel) = lookup(&CANCELS, handle) {
-        cancel.cancel();
-    }
+pub fn workspace_cancel(handle: u32) -> Result<()> {
+    guard(|| {
+        if let Ok(cancel) = lookup(&CANCELS, handle) {
+            cancel.cancel();
+        };
+        Ok(())
+    })
 }
 
 /// Forgets cancellation `handle` once its call settled.
 #[napi]
-pub fn workspace_cancellation_done(handle: u32) {
-    remove(&CANCELS, handle);
+pub fn workspace_cancellation_done(handle: u32) -> Result<()> {
+    guard(|| {
+        remove(&CANCELS, handle);
+        Ok(())
+    })
 }
 
 /// The cancellation registered as `handle` (0: none).
@@ -220,12 +226,16 @@ pub fn workspace_release(env: &Env, session: u32) -> Result<Object<'_>> {
 }
 
 #[napi]
-pub fn live_workspace_sessions() -> u32 {
-    SESSIONS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .live
-        .len() as u32
+pub fn live_workspace_sessions() -> Result<u32> {
+    guard(|| {
+        Ok({
+            SESSIONS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .live
+                .len() as u32
+        })
+    })
 }
 
 /// `workspaceStorageSegment(id)`: the one rule (`aml_workspace::paths`). An invalid id

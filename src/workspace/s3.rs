@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 
 use super::s3_port::{JsS3Client, PortFunction};
 use crate::boundary::async_runtime::spawn_promise;
+use crate::boundary::guard::guard;
 
 #[napi(object)]
 #[derive(Default)]
@@ -152,14 +153,16 @@ fn config(json: &str) -> Option<(S3Config, String)> {
 /// validated by the facade). No request is made.
 #[napi]
 pub fn s3_storage_create(config_json: String) -> Result<u32> {
-    let (config, prefix) = config(&config_json)
-        .ok_or_else(|| Error::new(Status::InvalidArg, "invalid S3 storage config"))?;
-    let client =
-        NativeS3Client::new(&config).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
-    Ok(put(
-        &STORAGES,
-        S3WorkspaceStorage::new(Arc::new(client), config.bucket, prefix),
-    ))
+    guard(|| {
+        let (config, prefix) = config(&config_json)
+            .ok_or_else(|| Error::new(Status::InvalidArg, "invalid S3 storage config"))?;
+        let client = NativeS3Client::new(&config)
+            .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+        Ok(put(
+            &STORAGES,
+            S3WorkspaceStorage::new(Arc::new(client), config.bucket, prefix),
+        ))
+    })
 }
 
 /// A storage for `{bucket, prefix, testing?: {refreshMs, staleMs}}` (JSON, validated by the
@@ -169,62 +172,70 @@ pub fn s3_storage_create(config_json: String) -> Result<u32> {
     ts_args_type = "configJson: string, port: (op: number, key: string, body: Buffer | null, extra: string) => Promise<S3PortOutcome>"
 )]
 pub fn s3_storage_create_for_client(config_json: String, port: PortFunction<'_>) -> Result<u32> {
-    let invalid = || Error::new(Status::InvalidArg, "invalid S3 storage config");
-    let value: Value = serde_json::from_str(&config_json).map_err(|_| invalid())?;
-    let text = |key: &str| value[key].as_str().map(str::to_owned).ok_or_else(invalid);
-    let (bucket, prefix) = (text("bucket")?, text("prefix")?);
-    let mut storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix);
-    let testing = &value["testing"];
-    let mut clock = None;
-    if testing.is_object() {
-        let millis = |key: &str| {
-            testing[key]
-                .as_u64()
-                .map(std::time::Duration::from_millis)
-                .ok_or_else(invalid)
-        };
-        let timings = LockTimings {
-            refresh: millis("refreshMs")?,
-            stale: millis("staleMs")?,
-        };
-        let offset = Arc::new(OffsetClock::default());
-        storage = storage.with_clock(offset.clone(), timings);
-        clock = Some(offset);
-    }
-    let handle = put(&STORAGES, storage);
-    if let Some(clock) = clock {
-        CLOCKS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(handle, clock);
-    }
-    Ok(handle)
+    guard(|| {
+        let invalid = || Error::new(Status::InvalidArg, "invalid S3 storage config");
+        let value: Value = serde_json::from_str(&config_json).map_err(|_| invalid())?;
+        let text = |key: &str| value[key].as_str().map(str::to_owned).ok_or_else(invalid);
+        let (bucket, prefix) = (text("bucket")?, text("prefix")?);
+        let mut storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix);
+        let testing = &value["testing"];
+        let mut clock = None;
+        if testing.is_object() {
+            let millis = |key: &str| {
+                testing[key]
+                    .as_u64()
+                    .map(std::time::Duration::from_millis)
+                    .ok_or_else(invalid)
+            };
+            let timings = LockTimings {
+                refresh: millis("refreshMs")?,
+                stale: millis("staleMs")?,
+            };
+            let offset = Arc::new(OffsetClock::default());
+            storage = storage.with_clock(offset.clone(), timings);
+            clock = Some(offset);
+        }
+        let handle = put(&STORAGES, storage);
+        if let Some(clock) = clock {
+            CLOCKS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(handle, clock);
+        }
+        Ok(handle)
+    })
 }
 
 /// Moves a test clock (storages created with `testing` only): `now` is the system time plus
 /// `offset_ms`.
 #[napi]
-pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) {
-    if let Some(clock) = CLOCKS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get(&storage)
-    {
-        clock.set_offset_ms(offset_ms);
-    }
+pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) -> Result<()> {
+    guard(|| {
+        if let Some(clock) = CLOCKS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&storage)
+        {
+            clock.set_offset_ms(offset_ms);
+        };
+        Ok(())
+    })
 }
 
 #[napi]
-pub fn s3_storage_close(storage: u32) {
-    STORAGES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .live
-        .remove(&storage);
-    CLOCKS
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .remove(&storage);
+pub fn s3_storage_close(storage: u32) -> Result<()> {
+    guard(|| {
+        STORAGES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .live
+            .remove(&storage);
+        CLOCKS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&storage);
+        Ok(())
+    })
 }
 
 fn run<F>(env: &Env, work: F) -> Result<Object<'_>>
@@ -276,7 +287,7 @@ pub fn s3_body_next(env: &Env, body: u32) -> Result<Object<'_>> {
                 ..S3Outcome::default()
             }),
             end => {
-                s3_body_close(body);
+                let _ = s3_body_close(body);
                 match end {
                     Some(Err(error)) => Err(StorageError::s3(&error)),
                     _ => Ok(S3Outcome::default()),
@@ -287,12 +298,15 @@ pub fn s3_body_next(env: &Env, body: u32) -> Result<Object<'_>> {
 }
 
 #[napi]
-pub fn s3_body_close(body: u32) {
-    BODIES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .live
-        .remove(&body);
+pub fn s3_body_close(body: u32) -> Result<()> {
+    guard(|| {
+        BODIES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .live
+            .remove(&body);
+        Ok(())
+    })
 }
 
 /// Writes `body`; `condition` is `{kind: "absent"} | {kind: "version", version}` JSON.
@@ -358,12 +372,15 @@ pub fn s3_lease_release(env: &Env, lease: u32) -> Result<Object<'_>> {
 
 /// Forgets a lease handle (the facade's lease object was collected).
 #[napi]
-pub fn s3_lease_close(lease: u32) {
-    LEASES
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .live
-        .remove(&lease);
+pub fn s3_lease_close(lease: u32) -> Result<()> {
+    guard(|| {
+        LEASES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .live
+            .remove(&lease);
+        Ok(())
+    })
 }
 
 /// One renewal now (tests; the store renews every 5 minutes by itself).
@@ -378,9 +395,13 @@ pub fn s3_lease_refresh(env: &Env, lease: u32) -> Result<Object<'_>> {
 /// Unreleased leases and open bodies (tests prove a released lease and a finished body leave
 /// nothing behind).
 #[napi]
-pub fn s3_live_handles() -> u32 {
-    let leases = LEASES.lock().unwrap_or_else(|p| p.into_inner());
-    let unreleased = leases.live.values().filter(|l| !l.is_released()).count();
-    let bodies = BODIES.lock().unwrap_or_else(|p| p.into_inner()).live.len();
-    (unreleased + bodies) as u32
+pub fn s3_live_handles() -> Result<u32> {
+    guard(|| {
+        Ok({
+            let leases = LEASES.lock().unwrap_or_else(|p| p.into_inner());
+            let unreleased = leases.live.values().filter(|l| !l.is_released()).count();
+            let bodies = BODIES.lock().unwrap_or_else(|p| p.into_inner()).live.len();
+            (unreleased + bodies) as u32
+        })
+    })
 }
