@@ -89,7 +89,10 @@ function rustGraph(srcDir) {
   const graph = new Map()
   for (const [name, file] of modules) {
     // Inline test modules may reach anywhere; they are not part of the dependency order.
-    const text = readFileSync(file, "utf8").split(/#\[cfg\(test\)\]\s*mod tests\b/)[0]
+    // Comments (doc links such as [`crate::lock`]) name modules without depending on them.
+    const text = readFileSync(file, "utf8")
+      .split(/#\[cfg\(test\)\]\s*mod tests\b/)[0]
+      .replace(/(^|\s)\/\/[^\n]*/g, "$1")
     const deps = new Set()
     const parent = name.split("::").slice(0, -1)
     const refer = (segments) => {
