@@ -24,19 +24,30 @@ afterAll(async () => {
   await rm(directory, { force: true, recursive: true })
 })
 
-/** Pids whose command line contains `marker`, and zombie children of this process. */
+/**
+ * Pids whose command line contains `marker`, and zombie children of this process or of its
+ * children (AML's trees are children of its process supervisor, a child of this process).
+ */
 function survivors(marker: string): string[] {
   const found: string[] = []
+  const parents = new Map<string, string>()
+  const zombies: string[] = []
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid) || pid === String(process.pid)) continue
     try {
       if (readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(marker)) found.push(`${pid} alive`)
       const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
       const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      if (state === "Z" && ppid === String(process.pid)) found.push(`${pid} zombie`)
+      parents.set(pid, ppid)
+      if (state === "Z") zombies.push(pid)
     } catch {
       // The process ended while it was being read.
     }
+  }
+  const me = String(process.pid)
+  for (const pid of zombies) {
+    const ppid = parents.get(pid)
+    if (ppid === me || (ppid !== undefined && parents.get(ppid) === me)) found.push(`${pid} zombie`)
   }
   return found
 }

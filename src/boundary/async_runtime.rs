@@ -31,6 +31,8 @@ static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 pub(crate) fn runtime() -> &'static Runtime {
     RUNTIME.get_or_init(|| {
+        // Before the first spawn, which always runs on this runtime.
+        crate::process::supervisor::configure();
         Builder::new_multi_thread()
             .worker_threads(WORKERS)
             .thread_name("aml-process-rt")

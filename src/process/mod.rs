@@ -6,3 +6,4 @@ pub mod docker_spawn;
 pub mod exec;
 pub mod local;
 pub(crate) mod pipe;
+pub mod supervisor;

@@ -11,10 +11,9 @@ use std::time::Duration;
 
 use libc::pid_t;
 
+use crate::poll::{self, FIRST_POLL};
 use crate::status::ExitStatus;
 use crate::sys::{self, Peek};
-
-const FIRST_POLL: Duration = Duration::from_millis(1);
 
 pub(crate) struct LeaderExit {
     leader: pid_t,
@@ -56,7 +55,7 @@ impl LeaderExit {
                 continue;
             }
             tokio::time::sleep(self.poll).await;
-            self.poll = (self.poll * 2).min(crate::monitor::MAX_POLL);
+            self.poll = poll::next(self.poll);
         }
     }
 

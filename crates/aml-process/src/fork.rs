@@ -6,13 +6,13 @@
 //! and behaving.
 
 use std::io;
+use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 
 use libc::pid_t;
 
 use crate::launch::Launch;
-use crate::spawner::{stdio_pipes, Child};
 
 /// Starts children for the spawner thread with `fork`.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
@@ -24,19 +24,19 @@ impl Starter {
         Starter
     }
 
-    pub(crate) fn start(&mut self, launch: &Launch) -> io::Result<Child> {
-        start(launch)
+    pub(crate) fn start(&mut self, launch: &Launch, stdio: &[OwnedFd; 3]) -> io::Result<pid_t> {
+        start(launch, stdio)
     }
 }
 
-/// Forks and execs `launch` as the leader of a new session, with piped stdio.
-pub(crate) fn start(launch: &Launch) -> io::Result<Child> {
-    let ([stdin, stdout, stderr], [child_stdin, child_stdout, child_stderr]) = stdio_pipes()?;
+/// Forks and execs `launch` as the leader of a new session, with `stdio` as its 0, 1 and 2.
+pub(crate) fn start(launch: &Launch, stdio: &[OwnedFd; 3]) -> io::Result<pid_t> {
+    let [child_stdin, child_stdout, child_stderr] = stdio.each_ref().map(OwnedFd::try_clone);
     let mut command = launch.command();
     command
-        .stdin(Stdio::from(child_stdin))
-        .stdout(Stdio::from(child_stdout))
-        .stderr(Stdio::from(child_stderr));
+        .stdin(Stdio::from(child_stdin?))
+        .stdout(Stdio::from(child_stdout?))
+        .stderr(Stdio::from(child_stderr?));
     // Captured before fork: the child compares it with getppid() to detect a parent that died
     // before the death signal was armed.
     // SAFETY: getpid cannot fail and touches no memory.
@@ -51,12 +51,7 @@ pub(crate) fn start(launch: &Launch) -> io::Result<Child> {
     drop(command);
     // std's handle is dropped without waiting: reaping belongs to `Group`. Pids always fit in
     // pid_t; std merely widens them to u32.
-    Ok(Child {
-        pid: child.id() as pid_t,
-        stdin,
-        stdout,
-        stderr,
-    })
+    Ok(child.id() as pid_t)
 }
 
 /// Runs in the forked child before `execve`. Only async-signal-safe calls are allowed here
@@ -97,17 +92,20 @@ mod tests {
     fn forked_child_leads_its_own_session() {
         let args = ["-c".to_owned(), "cat /proc/$$/stat".to_owned()];
         let launch = Launch::new("sh", &args, &SpawnOptions::default()).unwrap();
-        let child = start(&launch).unwrap();
+        let ([_stdin, stdout, _stderr], child_stdio) = crate::pipes::stdio_pipes().unwrap();
+        let pid = start(&launch, &child_stdio).unwrap();
+        drop(child_stdio);
         let mut printed = String::new();
-        io::Read::read_to_string(&mut std::fs::File::from(child.stdout), &mut printed).unwrap();
-        let mut group = crate::group::Group::new(child.pid);
+        io::Read::read_to_string(&mut std::fs::File::from(stdout), &mut printed).unwrap();
+        let mut group = crate::group::Group::new(pid);
         group.kill_and_reap_blocking();
         // Fields after the parenthesised command: state ppid pgrp session ...
         let after_comm = &printed[printed.rfind(')').unwrap() + 2..];
         let session = after_comm.split_whitespace().nth(3).unwrap();
-        assert_eq!(session, child.pid.to_string());
+        assert_eq!(session, pid.to_string());
         let missing = Launch::new("aml-no-such-command-xyz", &[], &SpawnOptions::default());
-        let error = start(&missing.unwrap()).err().unwrap();
+        let (_, child_stdio) = crate::pipes::stdio_pipes().unwrap();
+        let error = start(&missing.unwrap(), &child_stdio).err().unwrap();
         assert_eq!(error.raw_os_error(), Some(libc::ENOENT));
     }
 }

@@ -16,9 +16,10 @@
 //!
 //! Why `ECHILD` means the group is empty: every member descends from the leader (a new session
 //! can only be entered via `setsid`, and `setpgid` cannot join a group of another session). When a
-//! member dies, its children are reparented to us, since the host is a child subreaper; so the
-//! topmost live member always has a parent that is either us (then `waitpid(-G)` sees it) or a
-//! process that left `G` (the documented escape, see the crate docs).
+//! member dies, its children are reparented to us, since we are a child subreaper (the host, or
+//! the supervisor process that started the leader); so the topmost live member always has a
+//! parent that is either us (then `waitpid(-G)` sees it) or a process that left `G` (the
+//! documented escape, see the crate docs).
 //!
 //! Residual window: the `waitpid(-G)` right after reaping the LAST member runs on a freed number.
 //! For it to touch a stranger, the kernel's cyclic pid allocator would have to hand out `G` again
@@ -29,6 +30,8 @@ use std::io;
 
 use libc::pid_t;
 
+use crate::janitor;
+use crate::poll;
 use crate::status::ExitStatus;
 use crate::sys::{self, GroupWait, Peek};
 
@@ -135,10 +138,10 @@ impl Group {
     /// left (see `janitor.rs`).
     pub(crate) fn kill_and_reap_blocking(&mut self) {
         let _ = self.signal(libc::SIGKILL);
-        let mut delay = std::time::Duration::from_millis(1);
+        let mut delay = poll::FIRST_POLL;
         while self.drain() == Drain::Alive {
             std::thread::sleep(delay);
-            delay = (delay * 2).min(crate::monitor::MAX_POLL);
+            delay = poll::next(delay);
         }
     }
 }
@@ -147,14 +150,14 @@ impl Drop for Group {
     /// A group must never be abandoned alive: hand it to the janitor thread.
     fn drop(&mut self) {
         if !self.gone {
-            let orphan = Group {
+            let mut orphan = Group {
                 leader: self.leader,
                 leader_status: self.leader_status,
                 leader_reaped: self.leader_reaped,
                 gone: false,
             };
             self.gone = true;
-            crate::janitor::adopt(orphan);
+            janitor::adopt(Box::new(move || orphan.kill_and_reap_blocking()));
         }
     }
 }

@@ -7,14 +7,15 @@ use tokio::sync::watch;
 
 use crate::control::{Cause, Control};
 use crate::error::ProcessError;
-use crate::exit_watch::LeaderExit;
 use crate::launch::Launch;
-use crate::monitor::Monitor;
+use crate::local_tree::LocalTree;
+use crate::monitor::{Monitor, Report};
 use crate::options::SpawnOptions;
 use crate::output::{Budget, OutputStream};
-use crate::spawner::{self, Spawned};
+use crate::spawner::{self, Spawned, Started};
 use crate::status::ExitStatus;
 use crate::stdin::ProcessStdin;
+use crate::tree::Tree;
 
 /// A running (or finished) supervised process tree.
 ///
@@ -59,28 +60,32 @@ pub async fn spawn(
     let launch = Launch::new(command, args, &options).map_err(spawn_error)?;
     let spawned = spawner::spawn(launch).await.map_err(spawn_error)?;
     let Spawned {
-        group,
+        tree,
         stdin,
         stdout,
         stderr,
-        pidfd,
     } = spawned;
-    let pid = group.leader() as u32;
+    let tree = match tree {
+        Started::Local(group, pidfd) => Tree::Local(LocalTree::new(group, pidfd)),
+        Started::Remote(tree) => Tree::Remote(tree),
+    };
+    let pid = tree.leader() as u32;
     let (exit_tx, exit_rx) = watch::channel(None);
     let (gone_tx, gone_rx) = watch::channel(false);
     let control = Arc::new(Control::new(exit_rx, gone_rx));
-    // Built before any fallible step below: if one fails, dropping the monitor drops the group,
-    // which hands the live tree to the janitor.
+    // Built before any fallible step below: if one fails, dropping the monitor drops the tree,
+    // which hands it to the janitor (or asks the supervisor process to end it).
     let monitor = Monitor {
-        exit: LeaderExit::new(group.leader(), pidfd),
-        group,
-        control: Arc::clone(&control),
-        exit_tx,
+        tree,
+        report: Report {
+            control: Arc::clone(&control),
+            exit_tx,
+            leader_error: None,
+        },
         gone_tx,
         grace: options.grace,
         timeout: options.timeout,
         cancel: options.cancel.clone(),
-        leader_error: None,
     };
     let budget = Arc::new(Budget::new(options.output_limit, Arc::clone(&control)));
     let pipes = |error| ProcessError::io("registering process pipes", error);

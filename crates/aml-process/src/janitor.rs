@@ -4,38 +4,39 @@
 //! does not reap.
 //!
 //! One lazily started thread, fed through a channel, so `Drop` never blocks and needs no
-//! runtime. It SIGKILLs at once (nobody is left to wait out a grace period) and reaps.
+//! runtime. The job it gets SIGKILLs at once (nobody is left to wait out a grace period) and
+//! reaps. Jobs are closures so that this module sits below `group.rs`, whose `Drop` calls it.
 
 use std::sync::mpsc::{self, Sender};
 use std::sync::OnceLock;
 use std::thread;
 
-use crate::group::Group;
+/// Blocking work that kills and reaps one abandoned tree.
+pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
-static JANITOR: OnceLock<Option<Sender<Group>>> = OnceLock::new();
+static JANITOR: OnceLock<Option<Sender<Job>>> = OnceLock::new();
 
-/// Takes ownership of a live group, kills its tree and reaps it in the background.
-pub(crate) fn adopt(group: Group) {
+/// Runs `job` in the background.
+pub(crate) fn adopt(job: Job) {
     let sender = JANITOR.get_or_init(start);
     let rejected = match sender {
-        Some(sender) => match sender.send(group) {
+        Some(sender) => match sender.send(job) {
             Ok(()) => return,
-            Err(mpsc::SendError(group)) => group,
+            Err(mpsc::SendError(job)) => job,
         },
-        None => group,
+        None => job,
     };
     // No janitor thread (the OS refused to start one): do the work here rather than leak.
-    let mut group = rejected;
-    group.kill_and_reap_blocking();
+    rejected();
 }
 
-fn start() -> Option<Sender<Group>> {
-    let (sender, receiver) = mpsc::channel::<Group>();
+fn start() -> Option<Sender<Job>> {
+    let (sender, receiver) = mpsc::channel::<Job>();
     let spawned = thread::Builder::new()
         .name("aml-process-janitor".into())
         .spawn(move || {
-            for mut group in receiver {
-                group.kill_and_reap_blocking();
+            for job in receiver {
+                job();
             }
         });
     spawned.ok().map(|_| sender)

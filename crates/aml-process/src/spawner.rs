@@ -1,11 +1,13 @@
-//! The one thread that starts every supervised process.
+//! Where every supervised process is started: the supervisor process when there is one
+//! (`supervisor/`), otherwise the one spawner thread of this process.
 //!
 //! Why a dedicated thread: Linux delivers `PR_SET_PDEATHSIG` when the THREAD that created the
 //! child exits, not when the process does. tokio's blocking-pool threads retire after being idle
 //! and napi worker threads come and go, so creating children from them would SIGKILL healthy
 //! children at random. This thread is started once and never exits, so the signal fires only
-//! when the host process itself dies. It also serialises spawns (one channel round trip each),
-//! which lets every child reuse one pre-allocated child stack (`vfork/`).
+//! when the host process itself dies. It creates the supervisor process (whose own leaders
+//! then die with it), or, without one, every leader; it serialises those spawns (one channel
+//! round trip each), which lets every child reuse one pre-allocated child stack (`vfork/`).
 //!
 //! Why not `std::process` / `tokio::process` on Linux: std's only hook for the death signal is
 //! `pre_exec`, which forces a plain `fork()` whose cost grows with the host's memory; tokio
@@ -21,50 +23,28 @@ use std::thread;
 
 use tokio::sync::oneshot;
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-use crate::fork::Starter;
 use crate::group::Group;
 use crate::launch::Launch;
+use crate::pipes::stdio_pipes;
+use crate::starter::Starter;
+use crate::supervisor::client::Client;
+use crate::supervisor::remote_tree::RemoteTree;
 use crate::sys;
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-use crate::vfork::Starter;
 
-/// A child that has exec'd: an unreaped child of ours, leader of its own session, and our ends
-/// of its pipes.
-pub(crate) struct Child {
-    pub(crate) pid: libc::pid_t,
-    pub(crate) stdin: OwnedFd,
-    pub(crate) stdout: OwnedFd,
-    pub(crate) stderr: OwnedFd,
-}
-
-/// Our ends of a child's stdin, stdout and stderr, and the child's ends (same order), all
-/// CLOEXEC. The child's ends are above 2, so moving them onto 0, 1 and 2 never overwrites one
-/// still to be moved: a host running with stdin closed gets fd 0 back from `pipe()`, and std's
-/// own pipes then silently lost the child's stdin (dup2 onto itself keeps CLOEXEC).
-pub(crate) fn stdio_pipes() -> io::Result<([OwnedFd; 3], [OwnedFd; 3])> {
-    let (stdin_read, stdin_write) = io::pipe()?;
-    let (stdout_read, stdout_write) = io::pipe()?;
-    let (stderr_read, stderr_write) = io::pipe()?;
-    let child = [
-        sys::above_stdio(stdin_read.into())?,
-        sys::above_stdio(stdout_write.into())?,
-        sys::above_stdio(stderr_write.into())?,
-    ];
-    Ok((
-        [stdin_write.into(), stdout_read.into(), stderr_read.into()],
-        child,
-    ))
-}
-
-/// A freshly started child: its group (PIN (a) holds) and our ends of its pipes.
+/// A freshly started child: who supervises its tree, and our ends of its pipes.
 pub(crate) struct Spawned {
-    pub(crate) group: Group,
+    pub(crate) tree: Started,
     pub(crate) stdin: OwnedFd,
     pub(crate) stdout: OwnedFd,
     pub(crate) stderr: OwnedFd,
-    /// Readable once the leader exits; `None` where pidfds are unavailable.
-    pub(crate) pidfd: Option<OwnedFd>,
+}
+
+/// The tree of a fresh child, before its owner (inside a tokio runtime) starts watching it.
+pub(crate) enum Started {
+    /// A child of this process (PIN (a) holds), and its pidfd where pidfds exist.
+    Local(Group, Option<OwnedFd>),
+    /// A child of the supervisor process.
+    Remote(RemoteTree),
 }
 
 struct Job {
@@ -72,13 +52,35 @@ struct Job {
     reply: oneshot::Sender<io::Result<Spawned>>,
 }
 
-static SPAWNER: OnceLock<Option<Sender<Job>>> = OnceLock::new();
+struct Spawner {
+    jobs: Sender<Job>,
+    supervisor: Option<&'static Client>,
+}
+
+static SPAWNER: OnceLock<Option<Spawner>> = OnceLock::new();
 
 /// Starts `launch` as the leader of a new session and process group, with the parent-death
 /// signal armed (Linux).
 pub(crate) async fn spawn(launch: Launch) -> io::Result<Spawned> {
+    let spawner = SPAWNER
+        .get_or_init(start)
+        .as_ref()
+        .ok_or_else(|| io::Error::other("process spawner thread could not start"))?;
+    if let Some(client) = spawner.supervisor {
+        let ([stdin, stdout, stderr], child) = stdio_pipes()?;
+        let (pid, events) = client.spawn(&launch, child).await?;
+        return Ok(Spawned {
+            tree: Started::Remote(RemoteTree::new(pid, events, client)),
+            stdin,
+            stdout,
+            stderr,
+        });
+    }
     let (reply, answer) = oneshot::channel();
-    submit(Job { launch, reply })?;
+    spawner
+        .jobs
+        .send(Job { launch, reply })
+        .map_err(|_| io::Error::other("process spawner thread stopped"))?;
     // If this future is dropped before the answer arrives, the spawner's `send` fails and the
     // returned `Spawned` is dropped there: `Group::drop` hands the tree to the janitor.
     answer
@@ -86,50 +88,51 @@ pub(crate) async fn spawn(launch: Launch) -> io::Result<Spawned> {
         .map_err(|_| io::Error::other("process spawner thread stopped"))?
 }
 
-fn submit(job: Job) -> io::Result<()> {
-    match SPAWNER.get_or_init(start) {
-        Some(sender) => sender
-            .send(job)
-            .map_err(|_| io::Error::other("process spawner thread stopped")),
-        None => Err(io::Error::other("process spawner thread could not start")),
-    }
-}
-
-fn start() -> Option<Sender<Job>> {
-    let (sender, receiver) = mpsc::channel::<Job>();
+fn start() -> Option<Spawner> {
+    let (jobs, receiver) = mpsc::channel::<Job>();
+    let (ready, supervisor) = mpsc::channel::<Option<Client>>();
     let spawned = thread::Builder::new()
         .name("aml-process-spawner".into())
         .spawn(move || {
-            // Lazily, on first spawn: orphans of our trees must come back to us to be reaped.
-            // If the kernel refuses, orphans go to PID 1 as before; nothing else changes.
-            #[cfg(target_os = "linux")]
-            let _ = sys::become_subreaper();
             let mut starter = Starter::new();
+            let client = crate::supervisor::command()
+                .and_then(|command| crate::supervisor::start::start(&mut starter, command).ok());
+            // Without a supervisor process, orphans of our trees must come back to us to be
+            // reaped. If the kernel refuses, orphans go to PID 1 as before; nothing else changes.
+            #[cfg(target_os = "linux")]
+            if client.is_none() {
+                let _ = sys::become_subreaper();
+            }
+            let _ = ready.send(client);
             for Job { launch, reply } in receiver {
                 let _ = reply.send(spawn_one(&mut starter, &launch));
             }
         });
-    spawned.ok().map(|_| sender)
+    spawned.ok()?;
+    let supervisor = supervisor.recv().ok()?;
+    Some(Spawner {
+        jobs,
+        // One client for the life of the process: leaking it is what makes it 'static.
+        supervisor: supervisor.map(|client| &*Box::leak(Box::new(client))),
+    })
 }
 
 fn spawn_one(starter: &mut Starter, launch: &Launch) -> io::Result<Spawned> {
-    let Child {
-        pid,
-        stdin,
-        stdout,
-        stderr,
-    } = starter.start(launch)?;
-    // From here on an early return drops `group`, which hands the live tree to the janitor.
+    let ([stdin, stdout, stderr], child) = stdio_pipes()?;
+    let pid = starter.start(launch, &child)?;
+    // `child` closes here, so the host sees EOF once the child (and its descendants) close
+    // their copies. From here on an early return drops `group`, which hands the live tree to
+    // the janitor.
+    drop(child);
     let group = Group::new(pid);
     #[cfg(target_os = "linux")]
     let pidfd = sys::pidfd_open(pid).ok();
     #[cfg(not(target_os = "linux"))]
     let pidfd = None;
     Ok(Spawned {
-        group,
+        tree: Started::Local(group, pidfd),
         stdin,
         stdout,
         stderr,
-        pidfd,
     })
 }

@@ -21,8 +21,9 @@ pub(crate) enum GroupWait {
     Empty,
 }
 
-/// Marks the host as a child subreaper so orphans of our trees are reparented to us (and can be
-/// reaped by us) instead of to PID 1, which does not reap on these machines.
+/// Marks this process (the supervisor, or a host without one) as a child subreaper so orphans
+/// of our trees are reparented to us (and can be reaped by us) instead of to PID 1, which does
+/// not reap on these machines.
 #[cfg(target_os = "linux")]
 pub(crate) fn become_subreaper() -> io::Result<()> {
     // SAFETY: PR_SET_CHILD_SUBREAPER takes a flag in arg2 and ignores the rest.
@@ -80,6 +81,17 @@ pub(crate) fn reap_pid(pid: pid_t) -> io::Result<Option<ExitStatus>> {
             _ => return Ok(Some(ExitStatus::from_wait_status(raw))),
         }
     }
+}
+
+/// Reaps `pid`, a child of ours that nobody else waits for, blocking until it has exited: a
+/// child that failed before exec (it ran nothing), or the supervisor process once its socket
+/// closed.
+pub(crate) fn reap_blocking(pid: pid_t) {
+    let mut raw = 0;
+    // SAFETY: `raw` is a valid out-pointer for the duration of each call.
+    while unsafe { libc::waitpid(pid, &mut raw, 0) } == -1
+        && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+    {}
 }
 
 /// Which children [`peek_exited`] looks at.
@@ -176,7 +188,7 @@ pub(crate) fn read_now(fd: std::os::fd::BorrowedFd<'_>, buffer: &mut [u8]) -> io
 }
 
 /// `fd` itself when it is above 2, otherwise a CLOEXEC duplicate that is (and `fd` is closed).
-/// See `spawner::stdio_pipes` for why a child's ends must not be 0, 1 or 2.
+/// See `pipes::stdio_pipes` for why a child's ends must not be 0, 1 or 2.
 pub(crate) fn above_stdio(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::{AsRawFd, FromRawFd};
     if fd.as_raw_fd() > 2 {
@@ -189,4 +201,48 @@ pub(crate) fn above_stdio(fd: std::os::fd::OwnedFd) -> io::Result<std::os::fd::O
     }
     // SAFETY: fcntl returned a fresh descriptor that nothing else owns.
     Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(duplicate) })
+}
+
+/// A CLOEXEC duplicate of `fd` above 2, leaving `fd` open (e.g. the host's stderr, lent to the
+/// supervisor process).
+pub(crate) fn duplicate_above_stdio(
+    fd: std::os::fd::BorrowedFd<'_>,
+) -> io::Result<std::os::fd::OwnedFd> {
+    above_stdio(fd.try_clone_to_owned()?)
+}
+
+/// Moves descriptor 0 (the supervisor's socket, see `supervisor/server.rs`) above 2 with
+/// CLOEXEC, so the supervisor's children never inherit it, and puts `/dev/null` in its place.
+pub(crate) fn take_stdin() -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    // SAFETY: F_DUPFD_CLOEXEC on fd 0 (open: it is our stdin) returns a fresh descriptor.
+    let taken = unsafe { libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3) };
+    if taken == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fcntl returned a fresh descriptor that nothing else owns.
+    let taken = unsafe { std::os::fd::OwnedFd::from_raw_fd(taken) };
+    let null = std::fs::File::open("/dev/null")?;
+    // SAFETY: both descriptors are open; dup2 replaces our fd 0, which `taken` now duplicates.
+    if unsafe { libc::dup2(null.as_raw_fd(), 0) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(taken)
+}
+
+/// Whether this process is a child subreaper (`PR_GET_CHILD_SUBREAPER`).
+#[cfg(target_os = "linux")]
+pub fn is_subreaper() -> bool {
+    let mut flag: libc::c_int = 0;
+    // SAFETY: PR_GET_CHILD_SUBREAPER writes an int through the pointer in arg2.
+    let result = unsafe {
+        libc::prctl(
+            libc::PR_GET_CHILD_SUBREAPER,
+            &mut flag as *mut libc::c_int,
+            0,
+            0,
+            0,
+        )
+    };
+    result == 0 && flag != 0
 }

@@ -25,14 +25,13 @@
 
 use std::ffi::{c_char, c_void, CString};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::ptr;
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
 use self::child::{child_main, Plan, SHELL};
 use self::sys::{BlockedSignals, ChildStack};
 use crate::launch::Launch;
-use crate::spawner::{stdio_pipes, Child};
 
 mod child;
 mod sys;
@@ -49,14 +48,18 @@ impl Starter {
         Starter { stack: None }
     }
 
-    /// Starts `launch` as the leader of a new session with piped stdio and the death signal
-    /// armed; exec errors (`ENOENT`, `EACCES`, a missing cwd, ...) come back as the OS error.
-    pub(crate) fn start(&mut self, launch: &Launch) -> io::Result<Child> {
+    /// Starts `launch` as the leader of a new session with `stdio` (all above 2, see
+    /// `pipes::stdio_pipes`) as its 0, 1 and 2 and the death signal armed, and returns its
+    /// pid; exec errors (`ENOENT`, `EACCES`, a missing cwd, ...) come back as the OS error.
+    pub(crate) fn start(
+        &mut self,
+        launch: &Launch,
+        stdio: &[OwnedFd; 3],
+    ) -> io::Result<libc::pid_t> {
         let stack = match &mut self.stack {
             Some(stack) => stack,
             empty => empty.insert(ChildStack::new()?),
         };
-        let ([stdin, stdout, stderr], child_stdio) = stdio_pipes()?;
         let paths = launch.candidates()?;
         let candidates: Vec<*const c_char> = paths.iter().map(|path| path.as_ptr()).collect();
         let argv = null_terminated(&launch.argv);
@@ -72,7 +75,7 @@ impl Starter {
             script_argv: &script_argv,
             envp: envp.as_ptr(),
             cwd: launch.cwd.as_ref().map_or(ptr::null(), |cwd| cwd.as_ptr()),
-            stdio: child_stdio.each_ref().map(|fd| fd.as_raw_fd()),
+            stdio: stdio.each_ref().map(|fd| fd.as_raw_fd()),
             parent: std::process::id() as libc::pid_t,
             last_signal: libc::SIGRTMAX(),
             empty_mask: sys::empty_signal_set(),
@@ -101,20 +104,14 @@ impl Starter {
         if let Some(error) = clone_error {
             return Err(error);
         }
-        // `child_stdio` is closed in the host when this function returns, so the host sees EOF
-        // once the child (and its descendants) close their copies. Relaxed is enough: a failing
-        // child stores before it exits, and clone returns only after that exit.
+        // Relaxed is enough: a failing child stores before it exits, and clone returns only
+        // after that exit.
         match plan.error.load(Ordering::Relaxed) {
-            0 => Ok(Child {
-                pid,
-                stdin,
-                stdout,
-                stderr,
-            }),
+            0 => Ok(pid),
             error => {
                 // It exited before exec: it never ran a program, so it has no tree; reap it
                 // here (its zombie may take a moment to appear after the vfork wake-up).
-                sys::reap_exited_child(pid);
+                crate::sys::reap_blocking(pid);
                 Err(io::Error::from_raw_os_error(error))
             }
         }

@@ -4,8 +4,6 @@ use std::ffi::c_void;
 use std::io;
 use std::ptr;
 
-use libc::pid_t;
-
 /// The child needs a few hundred bytes (its frames, glibc's thin wrappers); this leaves a wide
 /// margin for debug builds. A guard page below turns an overflow into a SIGSEGV of the child.
 const STACK_SIZE: usize = 64 * 1024;
@@ -47,17 +45,6 @@ impl Drop for ChildStack {
         // SAFETY: unmaps exactly our mapping; no child runs on it once clone has returned.
         unsafe { libc::munmap(self.base, self.len) };
     }
-}
-
-/// Reaps `pid`, a child of ours that exited (or is exiting) without ever exec'ing, blocking
-/// until its zombie appears. Only for a child that failed to start: it ran nothing, so it has
-/// no group or descendants for `group.rs` to track.
-pub(crate) fn reap_exited_child(pid: pid_t) {
-    let mut raw = 0;
-    // SAFETY: `raw` is a valid out-pointer for the duration of each call.
-    while unsafe { libc::waitpid(pid, &mut raw, 0) } == -1
-        && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
-    {}
 }
 
 /// The size of a memory page.

@@ -1,0 +1,124 @@
+//! Supervision through a supervisor process (`use_supervisor`): the host is not a subreaper, so
+//! orphans of its OTHER children are not left to it, while AML trees keep every guarantee: the
+//! whole tree is killed and reaped, orphans inside it included.
+//!
+//! Its own `main` (harness = false): this binary, re-executed with `SUPERVISOR`, is the
+//! supervisor process, so the test needs nothing but this crate.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use aml_process::{exec, is_subreaper, spawn, ExitStatus, SpawnOptions, SupervisorCommand};
+use common::{assert_all_gone, read_pids, sh};
+
+const SUPERVISOR: &str = "AML_PROCESS_TEST_SUPERVISOR";
+
+fn main() {
+    if std::env::var_os(SUPERVISOR).is_some() {
+        aml_process::serve_supervisor().expect("the supervisor serves until the host leaves");
+        return;
+    }
+    assert!(aml_process::use_supervisor(SupervisorCommand {
+        program: std::env::current_exe().unwrap(),
+        args: Vec::new(),
+        env: vec![(SUPERVISOR.to_owned(), "1".to_owned())],
+    }));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        exec_through_the_supervisor().await;
+        the_host_is_no_subreaper_and_keeps_no_foreign_zombies().await;
+        killed_trees_leave_nothing_behind().await;
+        spawn_errors_come_back().await;
+    });
+    println!("supervised: 4 tests passed");
+}
+
+async fn exec_through_the_supervisor() {
+    let (command, args) = sh("echo out; echo err >&2; exit 3");
+    let output = exec(command, &args, SpawnOptions::default()).await.unwrap();
+    assert_eq!(output.exit, ExitStatus::Exited(3));
+    assert_eq!(output.stdout, b"out\n");
+    assert_eq!(output.stderr, b"err\n");
+}
+
+/// The issue: after one supervised spawn, every orphan of the application's own process trees
+/// stayed a zombie child of the host until it exited.
+async fn the_host_is_no_subreaper_and_keeps_no_foreign_zombies() {
+    exec("true", &[], SpawnOptions::default()).await.unwrap();
+    assert!(!is_subreaper(), "the host made itself a subreaper");
+    for _ in 0..20 {
+        let status = Command::new("sh")
+            .args(["-c", "sleep 0.1 & exit 0"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    // Generous: the orphaned sleeps end after 0.1 s; a loaded machine may take far longer.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !zombie_children().is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(zombie_children(), Vec::<u32>::new());
+}
+
+/// A leader whose children fork grandchildren that are orphaned while the tree runs: all of
+/// them are gone, not even zombies, once `kill()` resolves.
+async fn killed_trees_leave_nothing_behind() {
+    let tree =
+        "echo $$; sh -c 'sleep 1000 & echo $!; sleep 1000 & echo $!' ; sleep 1000 & echo $!; wait";
+    for _ in 0..20 {
+        let (command, args) = sh(tree);
+        let mut process = spawn(command, &args, SpawnOptions::default())
+            .await
+            .unwrap();
+        let pids = read_pids(&mut process.take_stdout().unwrap(), 4).await;
+        assert_eq!(pids[0], process.pid());
+        process.kill().await;
+        assert_eq!(
+            process.wait().await.unwrap(),
+            ExitStatus::Signaled(libc::SIGTERM)
+        );
+        assert_all_gone(&pids, Duration::ZERO);
+    }
+}
+
+async fn spawn_errors_come_back() {
+    let error = exec("aml-no-such-command-xyz", &[], SpawnOptions::default())
+        .await
+        .err()
+        .unwrap();
+    let aml_process::ProcessError::Spawn { source, .. } = error else {
+        panic!("not a spawn error: {error:?}");
+    };
+    assert_eq!(source.raw_os_error(), Some(libc::ENOENT));
+}
+
+/// Zombies whose parent is this process.
+fn zombie_children() -> Vec<u32> {
+    let me = std::process::id().to_string();
+    let mut zombies = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(rest) = stat.rfind(')').map(|end| &stat[end + 2..]) else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        if fields.next() == Some("Z") && fields.next() == Some(me.as_str()) {
+            zombies.push(pid);
+        }
+    }
+    zombies
+}
