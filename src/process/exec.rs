@@ -11,6 +11,7 @@ use napi::{Env, Result};
 use napi_derive::napi;
 
 use crate::boundary::async_runtime::spawn_promise;
+use crate::boundary::guard::guard;
 use crate::process::local::{options, Exit, Fault};
 
 /// What a finished exec produced: the exit (or the fault) and the raw output bytes.
@@ -71,6 +72,6 @@ pub fn process_exec(
 
 /// Whether the process runtime was ever started in this addon instance.
 #[napi]
-pub fn process_runtime_started() -> bool {
-    crate::boundary::async_runtime::started()
+pub fn process_runtime_started() -> Result<bool> {
+    guard(|| Ok(crate::boundary::async_runtime::started()))
 }

@@ -277,6 +277,6 @@ pub fn process_release(handle: u32) -> Result<()> {
 
 /// Live entries of the process table (leak checks in tests).
 #[napi]
-pub fn live_processes() -> u32 {
-    table(|table| table.live.len() as u32)
+pub fn live_processes() -> Result<u32> {
+    guard(|| Ok(table(|table| table.live.len() as u32)))
 }

@@ -7,6 +7,7 @@
 //! memory once per host, instead of a process-wide subreaper in the application's own process
 //! that leaves a zombie for every orphan of the application's own children.
 
+use crate::boundary::guard::guard;
 use napi_derive::napi;
 
 /// Where the supervisor finds this addon.
@@ -60,6 +61,8 @@ fn addon_path() -> Option<String> {
 /// thread (nothing else runs in this process).
 #[napi]
 pub fn process_supervisor_main() -> napi::Result<()> {
-    aml_process::serve_supervisor()
-        .map_err(|error| napi::Error::from_reason(format!("process supervisor: {error}")))
+    guard(|| {
+        aml_process::serve_supervisor()
+            .map_err(|error| napi::Error::from_reason(format!("process supervisor: {error}")))
+    })
 }
