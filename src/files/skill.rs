@@ -26,13 +26,13 @@ pub struct SkillSnapshot {
 #[napi]
 impl SkillSnapshot {
     #[napi(getter)]
-    pub fn name(&self) -> String {
-        self.inner.name.clone()
+    pub fn name(&self) -> Result<String> {
+        guard(|| Ok(self.inner.name.clone()))
     }
 
     #[napi(getter)]
-    pub fn description(&self) -> String {
-        self.inner.description.clone()
+    pub fn description(&self) -> Result<String> {
+        guard(|| Ok(self.inner.description.clone()))
     }
 }
 

@@ -113,12 +113,15 @@ mod tests {
         assert_eq!(me.pid, std::process::id());
         assert!(!me.is_gone());
         let json = serde_json::to_value(me).unwrap();
-        let keys: Vec<&str> = json
+        // Sorted: serde_json keeps insertion order when another crate of the workspace turns
+        // on `preserve_order`, and sorted order otherwise.
+        let mut keys: Vec<&str> = json
             .as_object()
             .unwrap()
             .keys()
             .map(String::as_str)
             .collect();
+        keys.sort_unstable();
         assert_eq!(
             keys,
             ["bootId", "hostname", "pid", "pidNamespace", "startTime"]
