@@ -253,15 +253,7 @@ pub async fn request_with(
     idle: Duration,
 ) -> Result<Response, DockerError> {
     let what = format!("{method} {}", path.split('?').next().unwrap_or(path));
-    let mut stream = match tokio::time::timeout(idle, connect(socket)).await {
-        Ok(stream) => stream?,
-        Err(_) => {
-            return Err(DockerError::Timeout {
-                request: what,
-                ms: idle.as_millis(),
-            })
-        }
-    };
+    let mut stream = within(&what, idle, connect(socket)).await?;
     within(
         &what,
         idle,
@@ -314,15 +306,7 @@ pub struct Upgraded {
 pub async fn upgrade(socket: &Path, path: &str, body: &[u8]) -> Result<Upgraded, DockerError> {
     let idle = idle_timeout();
     let what = format!("POST {path}");
-    let mut stream = match tokio::time::timeout(idle, connect(socket)).await {
-        Ok(stream) => stream?,
-        Err(_) => {
-            return Err(DockerError::Timeout {
-                request: what,
-                ms: idle.as_millis(),
-            })
-        }
-    };
+    let mut stream = within(&what, idle, connect(socket)).await?;
     within(
         &what,
         idle,
