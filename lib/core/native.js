@@ -4,7 +4,15 @@
 // The binding exposes free functions over a domain handle (a class method call costs about
 // three times a free function call, and the driver makes one or two per value).
 // NativeEvaluation binds the handle once; V8 inlines these one-line forwarders.
+import { isMainThread } from "node:worker_threads"
+
 import * as binding from "../../native/binding.js"
+
+// The process supervisor is a child of this process: when Node exits on its own, the child
+// dies by its death signal and is reparented to PID 1, which on some machines never reaps it.
+// Ending it here (bounded: 2 s) leaves neither it nor any tree it still held. Only the main
+// thread: a Worker's exit is not the process's.
+if (isMainThread) process.once("exit", () => binding.processSupervisorStop(2000))
 
 export const { jsonSchemaProblem, liveDomains, primitiveKinds } = binding
 

@@ -66,3 +66,16 @@ pub fn process_supervisor_main() -> napi::Result<()> {
             .map_err(|error| napi::Error::from_reason(format!("process supervisor: {error}")))
     })
 }
+
+/// Ends the supervisor before the host exits (called from the main thread's `exit` event):
+/// every tree it still holds is killed, and it is reaped by this process instead of being
+/// left to PID 1, which on some machines never reaps. Blocks up to `within_ms`; returns
+/// whether no supervisor is left unreaped.
+#[napi]
+pub fn process_supervisor_stop(within_ms: u32) -> napi::Result<bool> {
+    guard(|| {
+        Ok(aml_process::stop_supervisor(
+            std::time::Duration::from_millis(within_ms.into()),
+        ))
+    })
+}

@@ -88,6 +88,18 @@ pub(crate) async fn spawn(launch: Launch) -> io::Result<Spawned> {
         .map_err(|_| io::Error::other("process spawner thread stopped"))?
 }
 
+/// Stops the supervisor process, if one was started (see `Client::stop`). Returns whether no
+/// supervisor is left unreaped.
+pub(crate) fn stop_supervisor(within: std::time::Duration) -> bool {
+    match SPAWNER.get() {
+        Some(Some(Spawner {
+            supervisor: Some(client),
+            ..
+        })) => client.stop(within),
+        _ => true,
+    }
+}
+
 fn start() -> Option<Spawner> {
     let (jobs, receiver) = mpsc::channel::<Job>();
     let (ready, supervisor) = mpsc::channel::<Option<Client>>();

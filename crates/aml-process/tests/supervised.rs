@@ -37,8 +37,10 @@ fn main() {
         the_host_is_no_subreaper_and_keeps_no_foreign_zombies().await;
         killed_trees_leave_nothing_behind().await;
         spawn_errors_come_back().await;
+        // Last: nothing spawns after the supervisor is stopped.
+        stopping_ends_live_trees_and_reaps_the_supervisor().await;
     });
-    println!("supervised: 4 tests passed");
+    println!("supervised: 5 tests passed");
 }
 
 async fn exec_through_the_supervisor() {
@@ -101,10 +103,53 @@ async fn spawn_errors_come_back() {
     assert_eq!(source.raw_os_error(), Some(libc::ENOENT));
 }
 
+/// The issue: a host that simply exited left its supervisor to PID 1 (SIGKILLed by its death
+/// signal), which on some machines never reaps it; `aml run` left a zombie behind each time.
+async fn stopping_ends_live_trees_and_reaps_the_supervisor() {
+    let (command, args) = sh("sleep 1000 & echo $!; echo $$; wait");
+    let mut process = spawn(command, &args, SpawnOptions::default())
+        .await
+        .unwrap();
+    let mut pids = read_pids(&mut process.take_stdout().unwrap(), 2).await;
+    let supervisors = children();
+    assert_eq!(supervisors.len(), 1, "one child of ours: the supervisor");
+    pids.extend(&supervisors);
+    assert!(aml_process::stop_supervisor(Duration::from_secs(30)));
+    // Gone now, not even a zombie: the supervisor is ours and reaped, its tree killed first.
+    assert_all_gone(&pids, Duration::ZERO);
+    assert!(
+        aml_process::stop_supervisor(Duration::ZERO),
+        "a second stop is harmless"
+    );
+    let error = exec("true", &[], SpawnOptions::default())
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        error.to_string().contains("process supervisor stopped"),
+        "{error}"
+    );
+    drop(process);
+}
+
+/// Live or zombie processes whose parent is this process.
+fn children() -> Vec<u32> {
+    parented_here().into_iter().map(|(pid, _)| pid).collect()
+}
+
 /// Zombies whose parent is this process.
 fn zombie_children() -> Vec<u32> {
+    parented_here()
+        .into_iter()
+        .filter(|(_, state)| state == "Z")
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// `(pid, state)` of every process whose parent is this process.
+fn parented_here() -> Vec<(u32, String)> {
     let me = std::process::id().to_string();
-    let mut zombies = Vec::new();
+    let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -116,9 +161,12 @@ fn zombie_children() -> Vec<u32> {
             continue;
         };
         let mut fields = rest.split_whitespace();
-        if fields.next() == Some("Z") && fields.next() == Some(me.as_str()) {
-            zombies.push(pid);
+        let (Some(state), Some(parent)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if parent == me {
+            found.push((pid, state.to_owned()));
         }
     }
-    zombies
+    found
 }

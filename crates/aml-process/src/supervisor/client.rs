@@ -10,14 +10,14 @@ use std::collections::HashMap;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use libc::pid_t;
 use tokio::sync::{mpsc, oneshot};
 
-use super::socket::{send_frame, FrameReader};
+use super::socket::{send_frame, shut_writes, FrameReader};
 use super::wire::{Event, Request};
 use crate::launch::Launch;
 use crate::sys;
@@ -40,6 +40,14 @@ pub(crate) struct Client {
     writer: Arc<Writer>,
     next_id: AtomicU64,
     routes: Arc<Mutex<Routes>>,
+    reaped: Arc<Reaped>,
+}
+
+/// Set by the reader thread once the supervisor process is reaped.
+#[derive(Default)]
+struct Reaped {
+    done: Mutex<bool>,
+    changed: Condvar,
 }
 
 /// Our end of the socket, for whole-frame writes.
@@ -67,19 +75,58 @@ impl Client {
         }
         let writer = Arc::new(Writer(Mutex::new(socket)));
         let routes = Arc::new(Mutex::new(Routes::default()));
+        let reaped = Arc::new(Reaped::default());
         let (shared_routes, shared_writer) = (Arc::clone(&routes), Arc::clone(&writer));
+        let shared_reaped = Arc::clone(&reaped);
         thread::Builder::new()
             .name("aml-process-supervisor-events".into())
             .spawn(move || {
                 route(reader, &shared_routes, &shared_writer);
                 // Its zombie kept the pid ours until now; nobody else waits for it.
                 sys::reap_blocking(supervisor);
+                *shared_reaped
+                    .done
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = true;
+                shared_reaped.changed.notify_all();
             })?;
         Ok(Client {
             writer,
             next_id: AtomicU64::new(1),
             routes,
+            reaped,
         })
+    }
+
+    /// Has the supervisor end every tree at once and exit, and waits up to `within` until it
+    /// is reaped. Why: when the host simply exits, the supervisor dies by its death signal and
+    /// is reparented to PID 1, which on some machines never reaps it. Returns whether it was
+    /// reaped in time; later spawns fail with "process supervisor stopped".
+    pub(crate) fn stop(&self, within: Duration) -> bool {
+        {
+            let socket = self.writer.0.lock().unwrap_or_else(PoisonError::into_inner);
+            // Already shut (a second stop) or broken: the reaping below still tells the truth.
+            let _ = shut_writes(socket.as_fd());
+        }
+        let deadline = Instant::now() + within;
+        let mut done = self
+            .reaped
+            .done
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while !*done {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            done = self
+                .reaped
+                .changed
+                .wait_timeout(done, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
     }
 
     /// Asks the supervisor to start `launch` with `stdio` (the child's pipe ends) as its 0, 1

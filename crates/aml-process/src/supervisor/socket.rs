@@ -28,6 +28,15 @@ pub(crate) fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// Ends our direction of the stream: the peer reads EOF, while frames it still sends reach us.
+pub(crate) fn shut_writes(socket: BorrowedFd<'_>) -> io::Result<()> {
+    // SAFETY: `socket` is a valid descriptor for the duration of the call.
+    if unsafe { libc::shutdown(socket.as_raw_fd(), libc::SHUT_WR) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Sends `frame` whole, with `fds` attached to its first byte. Blocking; `MSG_NOSIGNAL` turns a
 /// vanished peer into `EPIPE` instead of a SIGPIPE for the host.
 pub(crate) fn send_frame(socket: BorrowedFd<'_>, frame: &[u8], fds: &[RawFd]) -> io::Result<()> {
