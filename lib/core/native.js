@@ -46,7 +46,7 @@ export const {
 
 // Plain file and path work (src/files/skill.rs over crates/aml-files): portable paths and
 // <Skill> package snapshots, staging and removal.
-export const { portablePathResolve, skillPackageRead, skillPackageRemove, skillPackageStage, skillSourceRead, sourceFileRead } = binding
+export const { portablePathResolve, sandboxCommandCwdProblem, skillPackageRead, skillPackageRemove, skillPackageStage, skillSourceRead, sourceFileRead } = binding
 
 // The ACP engine (src/acp/session.rs over crates/aml-acp): sessions by handle, one event stream each.
 export const {
@@ -163,7 +163,10 @@ const {
 } = binding.hotPath()
 
 // Workspace, <File>, <Include> (src/evaluation/workspace_scope.rs, src/files/confined.rs): confined file operations.
-export const { fsReadFile, fsWriteFile } = binding
+export const { fsReadFile, fsReadFileBeneath, fsWriteFile, fsWriteFileBeneath } = binding
+// Host path confinement of the built-in Sandbox providers (src/files/confined.rs over
+// crates/aml-files/src/host_path.rs).
+export const { hostDirectoryResolve } = binding
 // The evaluation journal (src/journal*.rs, docs/JOURNAL.md); the per-Agent replay and the
 // index appends are plain Node-API callbacks (src/hot_path/journal.rs).
 export const {

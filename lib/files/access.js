@@ -1,7 +1,8 @@
 // The nearest active filesystem of a <File> or <Include path> (docs-next "What runs
 // where"): an active Sandbox guest wins over the Workspace materialization, because the
 // guest is the live execution state. Host writes and reads go through the confined Rust
-// operations of crates/aml-files (confined); guest ones through the Sandbox runtime (guest-file.js); the
+// operations of crates/aml-files (confined), and so are those of a Sandbox whose guest files
+// are host files (local, Docker bind mount); other guests through the Sandbox runtime (guest-file.js); the
 // trusted application reads of `src` through crates/aml-files (lib/files/native-read.js).
 // Outcomes are data (`{ kind, segment?, code?, message?, content? }`); callers word them.
 
@@ -9,7 +10,8 @@ import { posix, resolve } from "node:path"
 
 import { EvaluationError } from "../errors/errors.js"
 import { readGuestFile, writeGuestFile } from "./guest-file.js"
-import { fsReadFile, fsWriteFile, sourceFileRead } from "../core/native.js"
+import { fsReadFile, fsReadFileBeneath, fsWriteFile, fsWriteFileBeneath, sourceFileRead } from "../core/native.js"
+import { hostFilesOf } from "../sandbox/host-files.js"
 import { fsError, nativeRead } from "./native-read.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 
@@ -31,13 +33,26 @@ export function outcomeCause(outcome) {
   return cause
 }
 
+// A Sandbox whose guest files are host files (lib/sandbox/host-files.js) is written and
+// read from the host, beneath its root, by the same Rust as the Workspace; any other guest
+// through its runtime.
 export function writeAt(domain, target, content) {
-  if (target.sandbox !== undefined) return domain.race(writeGuestFile(target.sandbox, target.path, content, domain.signal))
+  const session = target.sandbox
+  if (session !== undefined) {
+    const host = hostFilesOf(session)
+    if (host === undefined) return domain.race(writeGuestFile(session, target.path, content, domain.signal))
+    return domain.race(fsWriteFileBeneath(host.base, host.root, target.path, content))
+  }
   return domain.race(fsWriteFile(target.workspace.directory, target.path, content))
 }
 
 export function readAt(domain, target) {
-  if (target.sandbox !== undefined) return domain.race(readGuestFile(target.sandbox, target.path, domain.signal))
+  const session = target.sandbox
+  if (session !== undefined) {
+    const host = hostFilesOf(session)
+    if (host === undefined) return domain.race(readGuestFile(session, target.path, domain.signal))
+    return domain.race(fsReadFileBeneath(host.base, host.root, target.path))
+  }
   return domain.race(fsReadFile(target.workspace.directory, target.path))
 }
 

@@ -1,42 +1,68 @@
-// Guest-side file access for <File> and <Include path> inside a Sandbox (docs-next "nearest
-// active filesystem: Sandbox guest first"). The guest is reached only through the lease's
-// SandboxRuntime — never a host path — so the same code serves a local directory, a
-// container or a remote VM. The POSIX `sh` scripts below apply the host rules of aml-files (confined) in
-// the guest: every parent is checked with `-L`/`-d` (a symlink or non-directory is
-// refused, missing ones are created), the destination must be a regular file, and content
-// goes to `.aml-file-<uuid>.tmp` (created with noclobber) before `mv` replaces it.
+// Guest-side file access for <File> and <Include path> inside a Sandbox whose guest files
+// are not host files (Daytona, Modal, any provider's own runtime; a local or Docker Sandbox
+// is served from the host, lib/sandbox/host-files.js). The guest is reached only through the
+// lease's SandboxRuntime, so the same code serves any container or remote VM. The POSIX `sh`
+// scripts below apply the host rules of aml-files (confined) as far as a shell can, in ONE
+// guest process:
+//   - the walk enters each parent with `cd -P` after refusing a symlink or non-directory
+//     (missing ones are created for a write), then checks with `pwd -P` that it landed in
+//     exactly `<previous>/<segment>`: a parent swapped for a link between the check and the
+//     `cd` is refused, and everything after works relative to the entered directory, so a
+//     later swap of an ancestor cannot redirect it;
+//   - the destination must be a regular file; content goes to `.aml-file-<uuid>.tmp`
+//     (noclobber) and `mv -fT` renames it over the destination without following a link;
+//     a read opens with `dd iflag=nofollow` where the guest's `dd` has it.
+// The remaining limit (a destination swapped for a link between its check and `cat`, on a
+// guest without `dd iflag=nofollow`) is in docs/SANDBOX.md. Every name is passed as `./…`,
+// so `-` is a file, never stdin. The scripts' stderr is silenced: failures are exit codes,
+// never shell text.
 
 import { randomUUID } from "node:crypto"
 
 const PARENT = 3
 const NOT_REGULAR = 4
+const MISSING = 5
 
 const WALK = `
-target=$1
-dir=.
-rest=$target
+exec 3>&2 2>/dev/null
+rest=$1
+prefix=
+here=$(pwd -P) || exit 1
 while case $rest in */*) true ;; *) false ;; esac; do
   seg=\${rest%%/*}
   rest=\${rest#*/}
-  if [ "$dir" = . ]; then dir=$seg; else dir=$dir/$seg; fi
-  if [ -L "$dir" ] || { [ -e "$dir" ] && [ ! -d "$dir" ]; }; then printf '%s' "$dir" >&2; exit ${PARENT}; fi
-  [ -d "$dir" ] || [ "$create" != 1 ] || mkdir -- "$dir" || exit 1
+  prefix=\${prefix:+$prefix/}$seg
+  if [ -L "./$seg" ] || { [ -e "./$seg" ] && [ ! -d "./$seg" ]; }; then printf '%s' "$prefix" >&3; exit ${PARENT}; fi
+  if [ ! -d "./$seg" ]; then
+    [ "$create" = 1 ] || exit ${MISSING}
+    mkdir -- "./$seg" || [ -d "./$seg" ] || exit 1
+  fi
+  cd -P -- "./$seg" || exit 1
+  next=$(pwd -P) || exit 1
+  if [ "$next" != "\${here%/}/$seg" ]; then printf '%s' "$prefix" >&3; exit ${PARENT}; fi
+  here=$next
 done
-if [ -L "$target" ] || { [ -e "$target" ] && [ ! -f "$target" ]; }; then exit ${NOT_REGULAR}; fi
+name=$rest
+if [ -L "./$name" ] || { [ -e "./$name" ] && [ ! -f "./$name" ]; }; then exit ${NOT_REGULAR}; fi
 `
 
 const WRITE_SCRIPT = `create=1
 ${WALK}
-tmp=$dir/.aml-file-$2.tmp
-trap 'rm -f -- "$tmp"' EXIT
-(set -C; cat > "$tmp") || exit 1
-mv -f -- "$tmp" "$target" || exit 1
+tmp=.aml-file-$2.tmp
+trap 'rm -f -- "./$tmp"' EXIT
+(set -C; cat > "./$tmp") || exit 1
+if ! mv -fT -- "./$tmp" "./$name"; then
+  if [ -d "./$name" ] || [ -L "./$name" ]; then exit ${NOT_REGULAR}; fi
+  exit 1
+fi
 trap - EXIT
 `
 
 const READ_SCRIPT = `create=0
 ${WALK}
-exec cat -- "$target"
+[ -e "./$name" ] || exit ${MISSING}
+if dd if=/dev/null of=/dev/null iflag=nofollow status=none; then exec dd if="./$name" iflag=nofollow bs=65536 status=none; fi
+exec cat -- "./$name"
 `
 
 async function drain(stream) {
@@ -72,13 +98,16 @@ async function runGuest(session, script, args, input, signal) {
   return { exitCode, stderr: stderr.toString("utf8"), stdout }
 }
 
-/** The confined-access outcome shape (`{ kind, segment?, message? , content? }`) for a guest result. */
+/**
+ * The confined-access outcome shape (`{ kind, segment?, code?, message?, content? }`) for a
+ * guest result; the guest's own output never becomes a message.
+ */
 function outcome(result) {
   if (result.exitCode === 0) return { kind: "ok", content: result.stdout }
   if (result.exitCode === PARENT) return { kind: "parent", segment: result.stderr }
   if (result.exitCode === NOT_REGULAR) return { kind: "not-regular" }
-  const detail = result.stderr.trim()
-  return { kind: "io", message: detail.length > 0 ? detail : `guest command exited with code ${result.exitCode}` }
+  if (result.exitCode === MISSING) return { code: "ENOENT", kind: "io", message: "no such file or directory" }
+  return { kind: "io", message: `guest file operation failed with exit code ${result.exitCode}` }
 }
 
 /** Atomically replaces `path` (relative to the session root) in the Sandbox guest. */

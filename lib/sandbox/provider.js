@@ -3,9 +3,10 @@
 // provider runtime executes. Nothing in the SDK checks `instanceof`: a subclass is an
 // ordinary SandboxProvider.
 
-import { posix, win32 } from "node:path"
+import { posix } from "node:path"
 
 import { captureSandboxProvider } from "../core/provider-shape.js"
+import { sandboxCommandCwdProblem } from "../core/native.js"
 
 /** Validates `implementation` as a SandboxProvider (RT-1 TypeErrors) and shallow-freezes it. */
 export function defineSandboxProvider(implementation) {
@@ -68,19 +69,19 @@ function isPlainObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
-function isNormalizedRelative(value) {
-  if (typeof value !== "string" || value.length === 0 || value.includes("\\") || value.includes(NUL)) return false
-  if (posix.isAbsolute(value) || win32.isAbsolute(value)) return false
-  return posix.normalize(value) === value
-}
-
-/** True when the normalized relative `cwd` is `root` or below it. */
-function isInside(cwd, root) {
-  if (cwd === ".." || cwd.startsWith("../")) return false
-  // Joined logical paths may keep a trailing slash ("repo/"): compare without it.
-  const base = posix.normalize(root).replace(/\/+$/, "")
-  const path = cwd.replace(/\/+$/, "")
-  return base === "." || base === "" || path === base || path.startsWith(`${base}/`)
+/**
+ * The cwd rule (crates/aml-files/src/portable_path.rs `command_cwd_problem`): a normalized
+ * relative forward-slash path that is the root or below it (trailing slashes aside).
+ * `"not-normalized"`, `"outside"` or null.
+ */
+function cwdProblem(cwd, root) {
+  if (typeof cwd !== "string") return "not-normalized"
+  if (typeof root !== "string") {
+    if (sandboxCommandCwdProblem(cwd, ".") === "not-normalized") return "not-normalized"
+    // A non-string root fails as `posix.normalize` always did on it.
+    posix.normalize(root)
+  }
+  return sandboxCommandCwdProblem(cwd, root) ?? null
 }
 
 function readEnv(value) {
@@ -122,10 +123,11 @@ export class SandboxCommand {
     }
     if (!isPlainObject(options)) throw new TypeError("Sandbox command options must be an object")
     const cwd = options.cwd ?? request.cwd
-    if (!isNormalizedRelative(cwd)) {
+    const problem = cwdProblem(cwd, request.root)
+    if (problem === "not-normalized") {
       throw new TypeError("Sandbox command cwd must be a normalized relative forward-slash path")
     }
-    if (!isInside(cwd, request.root)) throw new TypeError("Sandbox command cwd resolves outside its configured root")
+    if (problem === "outside") throw new TypeError("Sandbox command cwd resolves outside its configured root")
     const env = readEnv(options.env)
     const timeoutMs = options.timeoutMs
     if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER)) {

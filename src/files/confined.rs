@@ -42,6 +42,10 @@ fn outcome(result: Operation) -> FsOutcome {
             out.segment = Some(segment);
         }
         Err(FsError::NotRegularFile) => out.kind = "not-regular".into(),
+        Err(FsError::RootEscapes) => {
+            out.kind = "io".into();
+            out.message = Some(FsError::RootEscapes.to_string());
+        }
         Err(FsError::Io(e)) => {
             out.kind = "io".into();
             out.code = aml_files::confined::errno_code(&e).map(str::to_string);
@@ -77,4 +81,75 @@ pub fn fs_read_file(env: &Env, root: String, path: String) -> Result<Object<'_>>
     let work =
         blocking(move || aml_files::confined::read_file(&PathBuf::from(root), &path).map(Some));
     spawn_promise(env, work, |_, result| Ok(outcome(result)))
+}
+
+/// Atomically replaces `path` beneath the Sandbox root `root` (logical, relative to the
+/// lease's host directory `base`) with the UTF-8 `content`: the host-side file work of a
+/// Sandbox whose guest files are host files.
+#[napi(ts_return_type = "Promise<FsOutcome>")]
+pub fn fs_write_file_beneath(
+    env: &Env,
+    base: String,
+    root: String,
+    path: String,
+    content: String,
+) -> Result<Object<'_>> {
+    let work = blocking(move || {
+        aml_files::confined::write_file_beneath(
+            &PathBuf::from(base),
+            &root,
+            &path,
+            content.as_bytes(),
+        )
+        .map(|()| None)
+    });
+    spawn_promise(env, work, |_, result| Ok(outcome(result)))
+}
+
+/// Reads the regular file `path` beneath the Sandbox root `root` of the host directory `base`.
+#[napi(ts_return_type = "Promise<FsOutcome>")]
+pub fn fs_read_file_beneath(
+    env: &Env,
+    base: String,
+    root: String,
+    path: String,
+) -> Result<Object<'_>> {
+    let work = blocking(move || {
+        aml_files::confined::read_file_beneath(&PathBuf::from(base), &root, &path).map(Some)
+    });
+    spawn_promise(env, work, |_, result| Ok(outcome(result)))
+}
+
+/// A host directory judged by its real path (`crates/aml-files/src/host_path.rs`): `real`
+/// (`null` when it cannot be resolved), whether it is a `directory`, and for each boundary
+/// whether it stays `inside`.
+#[napi(object)]
+pub struct HostDirectory {
+    pub real: Option<String>,
+    pub directory: bool,
+    pub inside: Vec<bool>,
+}
+
+/// Resolves `path` on the host and judges it against `boundaries` (real paths).
+#[napi(ts_return_type = "Promise<HostDirectory>")]
+pub fn host_directory_resolve(
+    env: &Env,
+    path: String,
+    boundaries: Vec<String>,
+) -> Result<Object<'_>> {
+    let work = async move {
+        tokio::task::spawn_blocking(move || {
+            let boundaries: Vec<PathBuf> = boundaries.into_iter().map(PathBuf::from).collect();
+            aml_files::host_path::resolve_host_directory(&PathBuf::from(path), &boundaries)
+        })
+        .await
+        .map_err(|e| napi::Error::from_reason(format!("AML file operation failed: {e}")))
+    };
+    spawn_promise(env, work, |_, found| {
+        Ok(HostDirectory {
+            real: found.real.map(|real| real.to_string_lossy().into_owned()),
+            directory: found.directory,
+            inside: found.inside,
+        })
+    })
 }

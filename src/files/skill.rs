@@ -249,3 +249,19 @@ pub fn portable_path_resolve(value: String, base: String) -> Result<PortablePath
         })
     })
 }
+
+/// The `SandboxCommand.from` cwd rule (`crates/aml-files/src/portable_path.rs`):
+/// `"not-normalized"`, `"outside"` (not `root` or below it) or `null`.
+#[napi]
+pub fn sandbox_command_cwd_problem(cwd: String, root: String) -> Result<Option<String>> {
+    guard(|| {
+        use aml_files::portable_path::{command_cwd_problem, CwdProblem};
+        Ok(command_cwd_problem(&cwd, &root).map(|problem| {
+            match problem {
+                CwdProblem::NotNormalized => "not-normalized",
+                CwdProblem::Outside => "outside",
+            }
+            .to_string()
+        }))
+    })
+}

@@ -2,6 +2,8 @@
 //!
 //! - [`confined`]: confined, atomic file access beneath a materialization root (`<File>`,
 //!   `<Include path>`), walking with `openat` so no symlinked parent is followed.
+//! - [`host_path`]: the real-path confinement of a built-in Sandbox provider's host
+//!   directories (root and cwd inside their boundary).
 //! - [`portable_path`]: the logical relative paths of `<Sandbox root|cwd>`, `<Agent cwd>`,
 //!   `<Script cwd>` (INVENTORY SB-1), resolved exactly as Node's `path.posix` would.
 //! - [`skill_manifest`]: the SKILL.md frontmatter of a `<Skill>` package (YAML).
@@ -15,6 +17,7 @@
 /// JS text rules (shared with the engine and the S3 store).
 pub use aml_text as js_text;
 pub mod confined;
+pub mod host_path;
 pub mod portable_path;
 pub mod skill_manifest;
 pub mod skill_package;

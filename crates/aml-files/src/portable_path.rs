@@ -15,19 +15,79 @@ pub enum PathProblem {
     Traversal,
     #[error("cannot escape its parent root")]
     Escapes,
+    #[error("cannot contain NUL bytes")]
+    Nul,
 }
 
-/// `posix.join(base, value)` after the four SB-1 checks, in the documented order.
+/// Why a `SandboxCommand` cwd was refused (INVENTORY PA-11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CwdProblem {
+    /// Not a normalized relative forward-slash path.
+    NotNormalized,
+    /// Normalized, but not the root or below it.
+    Outside,
+}
+
+/// The shape rules every portable path obeys, in their documented order after emptiness:
+/// no NUL byte, relative and forward-slash (no backslash, POSIX or Win32 drive root), and no
+/// `..` segment (checked on the authored segments, before normalisation could fold "a/../b").
+/// The one implementation, shared by [`resolve_portable_path`] and the confined access.
+pub fn shape_problem(value: &str) -> Option<PathProblem> {
+    if value.contains('\0') {
+        return Some(PathProblem::Nul);
+    }
+    if value.contains('\\') || value.starts_with('/') || has_drive_root(value) {
+        return Some(PathProblem::NotRelative);
+    }
+    if value.split('/').any(|segment| segment == "..") {
+        return Some(PathProblem::Traversal);
+    }
+    None
+}
+
+/// A normalized relative forward-slash path: non-empty, no backslash or NUL, neither POSIX-
+/// nor Win32-absolute, and its own `posix.normalize` (so `..` alone may pass; [`is_inside`]
+/// refuses it).
+pub fn is_normalized_relative(value: &str) -> bool {
+    !value.is_empty()
+        && !value.contains('\\')
+        && !value.contains('\0')
+        && !value.starts_with('/')
+        && !has_drive_root(value)
+        && normalize(value) == value
+}
+
+/// True when the normalized relative `cwd` is `root` or below it (trailing slashes aside).
+pub fn is_inside(cwd: &str, root: &str) -> bool {
+    if cwd == ".." || cwd.starts_with("../") {
+        return false;
+    }
+    let normalized = normalize(root);
+    let base = normalized.trim_end_matches('/');
+    let path = cwd.trim_end_matches('/');
+    base == "." || base.is_empty() || path == base || {
+        path.len() > base.len() && path.starts_with(base) && path.as_bytes()[base.len()] == b'/'
+    }
+}
+
+/// The `SandboxCommand.from` cwd rule: normalized relative, then inside `root`.
+pub fn command_cwd_problem(cwd: &str, root: &str) -> Option<CwdProblem> {
+    if !is_normalized_relative(cwd) {
+        Some(CwdProblem::NotNormalized)
+    } else if !is_inside(cwd, root) {
+        Some(CwdProblem::Outside)
+    } else {
+        None
+    }
+}
+
+/// `posix.join(base, value)` after the SB-1 checks (and the NUL-byte check), in the documented order.
 pub fn resolve_portable_path(value: &str, base: &str) -> Result<String, PathProblem> {
     if js_trim(value).is_empty() {
         return Err(PathProblem::Empty);
     }
-    if value.contains('\\') || value.starts_with('/') || has_drive_root(value) {
-        return Err(PathProblem::NotRelative);
-    }
-    // Checked on the authored segments, before normalisation could fold "a/../b" into "b".
-    if value.split('/').any(|segment| segment == "..") {
-        return Err(PathProblem::Traversal);
+    if let Some(problem) = shape_problem(value) {
+        return Err(problem);
     }
     let resolved = join(base, value);
     let root = normalize(base);
@@ -179,5 +239,47 @@ mod tests {
             PathProblem::Escapes.to_string(),
             "cannot escape its parent root"
         );
+    }
+
+    #[test]
+    fn refuses_nul_bytes_after_emptiness() {
+        assert_eq!(resolve_portable_path("a\0b", "."), Err(PathProblem::Nul));
+        assert_eq!(resolve_portable_path("/\0", "."), Err(PathProblem::Nul));
+        assert_eq!(resolve_portable_path(" ", "."), Err(PathProblem::Empty));
+        assert_eq!(PathProblem::Nul.to_string(), "cannot contain NUL bytes");
+    }
+
+    #[test]
+    fn judges_command_cwds_like_sandbox_command() {
+        for cwd in ["", "./a", "a//b", "/a", "a\\b", "C:/a", "a\0"] {
+            assert_eq!(
+                command_cwd_problem(cwd, "."),
+                Some(CwdProblem::NotNormalized),
+                "{cwd:?}"
+            );
+        }
+        for (cwd, root) in [
+            ("..", "."),
+            ("../a", "."),
+            ("ab", "a"),
+            ("b", "a"),
+            ("a", "a/b"),
+        ] {
+            assert_eq!(
+                command_cwd_problem(cwd, root),
+                Some(CwdProblem::Outside),
+                "{cwd} {root}"
+            );
+        }
+        for (cwd, root) in [
+            (".", "."),
+            ("a", "."),
+            ("a", "a"),
+            ("a/b", "a/"),
+            ("a/b", "./a"),
+            ("x", ""),
+        ] {
+            assert_eq!(command_cwd_problem(cwd, root), None, "{cwd} {root}");
+        }
     }
 }

@@ -5,13 +5,21 @@
 // crates/aml-docker); failures keep the CLI-era wording `Docker command failed: …`.
 
 import { randomUUID } from "node:crypto"
-import { realpath, stat } from "node:fs/promises"
-import { isAbsolute, join, posix, relative, resolve, sep } from "node:path"
+import { join, posix, resolve } from "node:path"
 
 import { commandFailed, dockerEngine } from "./engine.js"
 import { spawnDockerProcess } from "./process.js"
-import { cancellationCancel, cancellationCreate, cancellationRelease, dockerExec, dockerRemove, dockerRun } from "../../core/native.js"
+import {
+  cancellationCancel,
+  cancellationCreate,
+  cancellationRelease,
+  dockerExec,
+  dockerRemove,
+  dockerRun,
+  hostDirectoryResolve,
+} from "../../core/native.js"
 import { isNormalized } from "../../core/normalized.js"
+import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
 
 const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
@@ -47,32 +55,27 @@ function readOptions(options) {
   }
 }
 
-function within(path, boundary) {
-  const rel = relative(boundary, path)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
+const isReal = (found) => found.real !== null && found.real !== undefined
 
-async function realOrUndefined(path) {
-  try {
-    return await realpath(path)
-  } catch {
-    return undefined
-  }
-}
-
-/** The real host root (the bind source) and the guest cwd, checked against the Workspace. */
+/**
+ * The real host root (the bind source) and the guest cwd, checked against the Workspace;
+ * the rule is crates/aml-files/src/host_path.rs.
+ */
 async function resolveMount(directory, request) {
-  const boundary = await realOrUndefined(directory)
-  const root = boundary === undefined ? undefined : await realOrUndefined(join(boundary, request.root))
-  if (root === undefined) throw new Error("Docker Sandbox root must be a directory")
-  if (!within(root, boundary)) throw new Error("Docker Sandbox root resolves outside its configured boundary")
-  if (!(await stat(root)).isDirectory()) throw new Error("Docker Sandbox root must be a directory")
+  const top = await hostDirectoryResolve(directory, [])
+  if (!isReal(top)) throw new Error("Docker Sandbox root must be a directory")
+  const boundary = top.real
+  const found = await hostDirectoryResolve(join(boundary, request.root), [boundary])
+  if (!isReal(found)) throw new Error("Docker Sandbox root must be a directory")
+  if (!found.inside[0]) throw new Error("Docker Sandbox root resolves outside its configured boundary")
+  if (!found.directory) throw new Error("Docker Sandbox root must be a directory")
+  const root = found.real
   // A cwd that does not exist yet is created by Docker (`--workdir`); one that exists must
   // stay inside the root after following links.
-  const cwd = await realOrUndefined(join(boundary, request.cwd))
-  if (cwd !== undefined) {
-    if (!within(cwd, boundary)) throw new Error("Docker Sandbox cwd resolves outside its configured boundary")
-    if (!within(cwd, root)) throw new Error("Docker Sandbox cwd cannot escape its root")
+  const cwd = await hostDirectoryResolve(join(boundary, request.cwd), [boundary, root])
+  if (isReal(cwd)) {
+    if (!cwd.inside[0]) throw new Error("Docker Sandbox cwd resolves outside its configured boundary")
+    if (!cwd.inside[1]) throw new Error("Docker Sandbox cwd cannot escape its root")
   }
   return { root, guestCwd: guestPath(request.root, request.cwd) }
 }
@@ -249,8 +252,12 @@ async function acquireDocker(request, config) {
     })()
     return releasing
   }
+  const handle = Object.freeze({ containerId: id, kind: "docker" })
+  // The guest's /workspace is a bind mount of the host root: <File> and <Include path> work
+  // from the host beneath it, so a link the container plants cannot redirect them.
+  registerHostFiles(handle, mount.root, request.root)
   return Object.freeze({
-    handle: Object.freeze({ containerId: id, kind: "docker" }),
+    handle,
     id,
     release,
     runtime: createRuntime(engine, config, request, lease),

@@ -5,13 +5,13 @@
 // enforce it. This is path hygiene for trusted work, not isolation.
 
 import { randomUUID } from "node:crypto"
-import { realpath, stat } from "node:fs/promises"
-import { isAbsolute, join, relative, resolve, sep } from "node:path"
+import { join, resolve } from "node:path"
 
 import { childEnv, signalName, spawnError } from "../../process/host-process.js"
 import { spawnLocalProcess } from "../../process/local-process.js"
-import { cancellationCancel, cancellationCreate, cancellationRelease, processExec } from "../../core/native.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, hostDirectoryResolve, processExec } from "../../core/native.js"
 import { isNormalized } from "../../core/normalized.js"
+import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
 
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
@@ -39,25 +39,19 @@ function readOptions(options) {
   return { maxOutputBytes, setup, workspace: workspace === undefined ? undefined : resolve(workspace) }
 }
 
-function within(path, boundary) {
-  const rel = relative(boundary, path)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
-
-/** The real path of `path`, which must be a directory inside `boundary` (when given). */
+/**
+ * The real path of `path`, which must be a directory inside `boundary` (when given); the
+ * rule is crates/aml-files/src/host_path.rs.
+ */
 async function realDirectory(label, path, boundary) {
-  let real
-  try {
-    real = await realpath(path)
-  } catch {
-    // A missing path is not a directory; its escape cannot be judged without a real path.
-    throw new Error(`Local Sandbox ${label} must be a directory`)
-  }
-  if (boundary !== undefined && !within(real, boundary)) {
+  const found = await hostDirectoryResolve(path, boundary === undefined ? [] : [boundary])
+  // A missing path is not a directory; its escape cannot be judged without a real path.
+  if (found.real === null || found.real === undefined) throw new Error(`Local Sandbox ${label} must be a directory`)
+  if (boundary !== undefined && !found.inside[0]) {
     throw new Error(`Local Sandbox ${label} resolves outside its configured boundary`)
   }
-  if (!(await stat(real)).isDirectory()) throw new Error(`Local Sandbox ${label} must be a directory`)
-  return real
+  if (!found.directory) throw new Error(`Local Sandbox ${label} must be a directory`)
+  return found.real
 }
 
 /** What a tracked exec reports when its lease was released while it ran. */
@@ -202,8 +196,11 @@ async function acquireLocal(request, config) {
     },
   })
   let releasing
+  const handle = Object.freeze({ directory: boundary, kind: "local" })
+  // The guest's files are host files: <File> and <Include path> work beneath `root` from here.
+  registerHostFiles(handle, root, request.root)
   return Object.freeze({
-    handle: Object.freeze({ directory: boundary, kind: "local" }),
+    handle,
     id: `local:${randomUUID()}`,
     // Release writes nothing back (the files are already in place): it reclaims processes.
     release() {

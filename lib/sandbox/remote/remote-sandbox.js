@@ -12,12 +12,12 @@
 //   download(sb, path), spawn(sb, argv, opts) }.
 
 import { randomUUID } from "node:crypto"
-import { realpath, stat } from "node:fs/promises"
-import { isAbsolute, join, posix, relative, sep } from "node:path"
+import { join, posix } from "node:path"
 
 import { mirrorArchive, packTree } from "./transfer.js"
 import { remoteProcess } from "./process.js"
 import { stopWhen } from "../../process/stop-when.js"
+import { hostDirectoryResolve } from "../../core/native.js"
 import { SandboxCommand } from "../provider.js"
 
 /** The documented defaults both hosted providers share (INVENTORY BS-3, BS-4). */
@@ -40,26 +40,19 @@ export function shellQuote(value) {
   return `'${String(value).replace(/'/g, "'\\''")}'`
 }
 
-function within(path, boundary) {
-  const rel = relative(boundary, path)
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel))
-}
+const isReal = (found) => found.real !== null && found.real !== undefined
 
-async function realOrUndefined(path) {
-  try {
-    return await realpath(path)
-  } catch {
-    return undefined
-  }
-}
-
+/** The real host root to transfer; the rule is crates/aml-files/src/host_path.rs. */
 async function resolveSource(label, directory, request) {
-  const boundary = await realOrUndefined(directory)
-  const root = boundary === undefined ? undefined : await realOrUndefined(join(boundary, request.root))
-  if (root === undefined || !(await stat(root)).isDirectory()) throw new Error(`${label} root must be a directory`)
-  if (!within(root, boundary)) throw new Error(`${label} root resolves outside its configured boundary`)
-  const cwd = await realOrUndefined(join(boundary, request.cwd))
-  if (cwd !== undefined && !within(cwd, root)) throw new Error(`${label} cwd resolves outside its configured boundary`)
+  const top = await hostDirectoryResolve(directory, [])
+  if (!isReal(top)) throw new Error(`${label} root must be a directory`)
+  const boundary = top.real
+  const found = await hostDirectoryResolve(join(boundary, request.root), [boundary])
+  if (!isReal(found) || !found.directory) throw new Error(`${label} root must be a directory`)
+  if (!found.inside[0]) throw new Error(`${label} root resolves outside its configured boundary`)
+  const root = found.real
+  const cwd = await hostDirectoryResolve(join(boundary, request.cwd), [root])
+  if (isReal(cwd) && !cwd.inside[0]) throw new Error(`${label} cwd resolves outside its configured boundary`)
   return root
 }
 

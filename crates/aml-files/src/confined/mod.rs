@@ -32,6 +32,9 @@ pub enum FsError {
     /// The destination is a symlink, a directory or another non-regular entry.
     #[error("destination must be a regular file")]
     NotRegularFile,
+    /// A Sandbox root beneath the base resolves (through a symlink) outside the base.
+    #[error("root resolves outside its configured boundary")]
+    RootEscapes,
     /// Any other I/O failure (missing file, permissions, full disk…).
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -58,16 +61,34 @@ pub fn errno_code(error: &io::Error) -> Option<&'static str> {
 
 /// Replaces `path` (portable, relative to `root`) with `content`, creating missing parents.
 pub fn write_file(root: &Path, path: &str, content: &[u8]) -> Result<(), FsError> {
-    let (parents, name) = portable_segments(path)?;
-    let dir = walk::open_parents(root, &parents, true)?;
-    walk::check_destination(&dir, name, true)?;
-    walk::replace_atomically(&dir, name, content)
+    write_file_beneath(root, ".", path, content)
 }
 
 /// Reads the regular file at `path` (portable, relative to `root`) without following
 /// symlinks anywhere beneath the root.
 pub fn read_file(root: &Path, path: &str) -> Result<Vec<u8>, FsError> {
+    read_file_beneath(root, ".", path)
+}
+
+/// [`write_file`] for a Sandbox whose guest files are host files: `base` is the host
+/// directory of the lease's root and `root` the session's root relative to it (a nested
+/// `<Sandbox root>`, `"."` for the lease root). `root` may pass through symlinks that stay
+/// beneath `base` (as the guest's own `cd` would); `path` below it follows none.
+pub fn write_file_beneath(
+    base: &Path,
+    root: &str,
+    path: &str,
+    content: &[u8],
+) -> Result<(), FsError> {
     let (parents, name) = portable_segments(path)?;
-    let dir = walk::open_parents(root, &parents, false)?;
+    let dir = walk::open_parents(walk::open_root(base, root)?, &parents, true)?;
+    walk::check_destination(&dir, name, true)?;
+    walk::replace_atomically(&dir, name, content)
+}
+
+/// [`read_file`] beneath a Sandbox root, as [`write_file_beneath`] writes.
+pub fn read_file_beneath(base: &Path, root: &str, path: &str) -> Result<Vec<u8>, FsError> {
+    let (parents, name) = portable_segments(path)?;
+    let dir = walk::open_parents(walk::open_root(base, root)?, &parents, false)?;
     walk::read_regular(&dir, name)
 }

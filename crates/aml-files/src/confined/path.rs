@@ -1,6 +1,8 @@
 //! Portable path checks: the facade validates authored paths with the documented messages
 //! first; this is the crate's own guard so no caller can walk outside the root.
 
+use crate::portable_path::{shape_problem, PathProblem};
+
 /// Why a portable path was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
@@ -14,23 +16,32 @@ pub enum PathError {
     Nul,
 }
 
+impl From<PathProblem> for PathError {
+    fn from(problem: PathProblem) -> Self {
+        match problem {
+            PathProblem::Nul => Self::Nul,
+            PathProblem::Traversal => Self::Traversal,
+            PathProblem::Empty | PathProblem::NotRelative | PathProblem::Escapes => {
+                Self::NotRelative
+            }
+        }
+    }
+}
+
 /// Splits `path` into its parent segments and final name. `.` and empty segments are
 /// dropped (`a//./b` is `a/b`); `..`, absolute paths and backslashes are refused.
 pub fn portable_segments(path: &str) -> Result<(Vec<&str>, &str), PathError> {
-    if path.contains('\0') {
-        return Err(PathError::Nul);
+    // The shape rules are the portable path's own (crate::portable_path), not a copy.
+    if let Some(problem) = shape_problem(path) {
+        return Err(problem.into());
     }
-    if path.is_empty() || path.starts_with('/') || path.contains('\\') {
+    if path.is_empty() {
         return Err(PathError::NotRelative);
     }
-    let mut segments = Vec::new();
-    for segment in path.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => return Err(PathError::Traversal),
-            s => segments.push(s),
-        }
-    }
+    let mut segments: Vec<&str> = path
+        .split('/')
+        .filter(|segment| !matches!(*segment, "" | "."))
+        .collect();
     let name = segments.pop().ok_or(PathError::NotAFile)?;
     Ok((segments, name))
 }

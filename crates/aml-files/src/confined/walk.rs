@@ -49,20 +49,146 @@ fn check(result: libc::c_int) -> io::Result<()> {
 
 const DIRECTORY_FLAGS: i32 = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
 
-/// Opens the directory holding the destination: the root, then each parent segment without
-/// following symlinks, creating missing ones when `create` is set.
-pub(crate) fn open_parents(
-    root: &Path,
-    parents: &[&str],
-    create: bool,
-) -> Result<OwnedFd, FsError> {
-    // The root is the provider's materialization: following a symlink to it is intended.
-    let mut dir = open_at(
+/// Opens the base directory of a confined operation. The base is the provider's
+/// materialization (or a Sandbox's host root): following a symlink to it is intended.
+fn open_base(base: &Path) -> io::Result<OwnedFd> {
+    open_at(
         None,
-        root.as_os_str().as_bytes(),
+        base.as_os_str().as_bytes(),
+        libc::O_RDONLY | libc::O_DIRECTORY,
+        0,
+    )
+}
+
+/// Opens the directory `root` (a portable logical path, `"."` for the base itself) beneath
+/// `base`. Symlinks inside `root` may be followed, but only while they stay beneath the base:
+/// `openat2(RESOLVE_BENEATH)` where the kernel has it, else an open whose result is verified
+/// by its descriptor's real path. Escaping is [`FsError::RootEscapes`].
+pub(crate) fn open_root(base: &Path, root: &str) -> Result<OwnedFd, FsError> {
+    let base_fd = open_base(base)?;
+    let root = root.trim_end_matches('/');
+    if root.is_empty() || root == "." {
+        return Ok(base_fd);
+    }
+    if let Some(problem) = crate::portable_path::shape_problem(root) {
+        return Err(FsError::Path(problem.into()));
+    }
+    #[cfg(target_os = "linux")]
+    match beneath::openat2(&base_fd, root) {
+        Ok(fd) => return Ok(fd),
+        Err(e) if e.raw_os_error() == Some(libc::EXDEV) => return Err(FsError::RootEscapes),
+        Err(e) if beneath::unsupported(&e) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let fd = open_at(
+        Some(&base_fd),
+        root.as_bytes(),
         libc::O_RDONLY | libc::O_DIRECTORY,
         0,
     )?;
+    if beneath::is_beneath(&base_fd, &fd)? {
+        Ok(fd)
+    } else {
+        Err(FsError::RootEscapes)
+    }
+}
+
+mod beneath {
+    use std::io;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+    #[cfg(target_os = "linux")]
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+
+    /// `openat2(dir, path, O_DIRECTORY, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, retried
+    /// while the kernel reports a concurrent rename (`EAGAIN`).
+    #[cfg(target_os = "linux")]
+    pub(super) fn openat2(dir: &OwnedFd, path: &str) -> io::Result<OwnedFd> {
+        let path = super::c_string(path.as_bytes())?;
+        let how = OpenHow {
+            flags: (libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64,
+            mode: 0,
+            resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS,
+        };
+        let mut attempts = 0;
+        loop {
+            // SAFETY: `path` is NUL-terminated, `how` is a valid `struct open_how` of the
+            // size passed, and `dir` is an open descriptor owned by the caller.
+            let fd = unsafe {
+                libc::syscall(
+                    libc::SYS_openat2,
+                    dir.as_raw_fd(),
+                    path.as_ptr(),
+                    &how as *const OpenHow,
+                    std::mem::size_of::<OpenHow>(),
+                )
+            };
+            if fd >= 0 {
+                let fd =
+                    i32::try_from(fd).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+                // SAFETY: the kernel just returned this descriptor; nobody else owns it.
+                return Ok(unsafe { OwnedFd::from_raw_fd(fd) });
+            }
+            let error = io::Error::last_os_error();
+            attempts += 1;
+            if error.raw_os_error() == Some(libc::EAGAIN) && attempts < 64 {
+                continue;
+            }
+            return Err(error);
+        }
+    }
+
+    /// A kernel (or seccomp filter) without `openat2`.
+    #[cfg(target_os = "linux")]
+    pub(super) fn unsupported(error: &io::Error) -> bool {
+        matches!(
+            error.raw_os_error(),
+            Some(libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG)
+        )
+    }
+
+    /// True when the directory open as `fd` is `base` or beneath it, judged by what the
+    /// descriptors are now (not by a path that could be swapped after the check).
+    pub(super) fn is_beneath(base: &OwnedFd, fd: &OwnedFd) -> io::Result<bool> {
+        Ok(real_path(fd)?.starts_with(real_path(base)?))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn real_path(fd: &OwnedFd) -> io::Result<std::path::PathBuf> {
+        std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+    }
+
+    #[cfg(any(target_os = "macos", target_os = "ios"))]
+    fn real_path(fd: &OwnedFd) -> io::Result<std::path::PathBuf> {
+        use std::os::unix::ffi::OsStrExt;
+        let mut buffer = vec![0u8; libc::PATH_MAX as usize];
+        // SAFETY: `buffer` has PATH_MAX writable bytes, as F_GETPATH requires.
+        let result = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPATH, buffer.as_mut_ptr()) };
+        if result < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let end = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+        Ok(std::ffi::OsStr::from_bytes(&buffer[..end]).into())
+    }
+
+    #[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "ios")))]
+    fn real_path(_fd: &OwnedFd) -> io::Result<std::path::PathBuf> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+}
+
+/// Opens the directory holding the destination: from `dir`, each parent segment without
+/// following symlinks, creating missing ones when `create` is set.
+pub(crate) fn open_parents(
+    mut dir: OwnedFd,
+    parents: &[&str],
+    create: bool,
+) -> Result<OwnedFd, FsError> {
     let mut prefix = String::new();
     for segment in parents {
         if !prefix.is_empty() {

@@ -1,0 +1,123 @@
+// Issue 22 item 1: <File> and <Include path> inside a local Sandbox against a parent
+// directory swapped for a link to outside the root (`renameat2(RENAME_EXCHANGE)` in a loop,
+// from a python3 helper). The file work runs from the host beneath the root with directory
+// descriptors (crates/aml-files/src/confined), so no attempt may write or read a byte
+// outside the root; each attempt either lands inside or is refused.
+import { spawn } from "node:child_process"
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, expect, test } from "vitest"
+
+import { AmlRuntime, File, Include, localSandbox, Sandbox } from "@aml-jsx/sdk"
+
+const ATTEMPTS = 2_000
+const SECRET = "OUTSIDE-SECRET"
+
+const SWAPPER = `
+import ctypes, signal, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+swaps = 0
+def stop(*_):
+    sys.stdout.write("%d\\n" % swaps)
+    sys.stdout.flush()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+sys.stdout.write("ready\\n")
+sys.stdout.flush()
+while True:
+    if libc.renameat2(-100, a, -100, b, 2) == 0:
+        swaps += 1
+`
+
+let base: string
+let root: string
+let outside: string
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), "aml-swap-race-"))
+  root = join(base, "root")
+  outside = join(base, "outside")
+  await mkdir(join(root, "d"), { recursive: true })
+  await mkdir(outside)
+  await writeFile(join(root, "d/secret.txt"), "inside")
+  await writeFile(join(outside, "secret.txt"), SECRET)
+  await symlink(outside, join(root, "l"))
+})
+afterEach(async () => {
+  await rm(base, { force: true, recursive: true })
+})
+
+/** Starts swapping `root/d` and `root/l`; `stop()` resolves with the number of swaps. */
+async function startSwapper() {
+  const child = spawn("python3", ["-c", SWAPPER, join(root, "d"), join(root, "l")], { stdio: ["ignore", "pipe", "inherit"] })
+  let output = ""
+  child.stdout.setEncoding("utf8")
+  const lines = new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      output += chunk
+      if (output.includes("ready\n")) resolve()
+    })
+    child.on("error", reject)
+    child.on("exit", (code) => reject(new Error(`swapper exited early with ${code}`)))
+  })
+  await lines
+  const closed = new Promise<void>((resolve) => child.on("close", () => resolve()))
+  return {
+    async stop() {
+      child.kill("SIGTERM")
+      await closed
+      return Number(output.split("\n")[1])
+    },
+  }
+}
+
+function runtime() {
+  return new AmlRuntime({ sandboxProvider: localSandbox({ workspace: root }) })
+}
+
+test("File writes never land outside the root while a parent is swapped for an outside link", async () => {
+  const rt = runtime()
+  const swapper = await startSwapper()
+  let written = 0
+  try {
+    for (let i = 0; i < ATTEMPTS; i++) {
+      try {
+        await rt.evaluate(<Sandbox access="read-write"><File path={`d/w-${i}.txt`}>payload</File></Sandbox>)
+        written++
+      } catch {
+        // Refused while the link was in place: the documented parent error.
+      }
+    }
+  } finally {
+    const swaps = await swapper.stop()
+    expect(swaps).toBeGreaterThan(0)
+  }
+  expect(written).toBeGreaterThan(0)
+  expect(await readdir(outside)).toEqual(["secret.txt"])
+  expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe(SECRET)
+}, 120_000)
+
+test("Include reads never read outside the root while a parent is swapped for an outside link", async () => {
+  const rt = runtime()
+  const swapper = await startSwapper()
+  let read = 0
+  let leaked = 0
+  try {
+    for (let i = 0; i < ATTEMPTS; i++) {
+      let text: string
+      try {
+        text = await rt.evaluate(<Sandbox access="read-write"><Include path="d/secret.txt" /></Sandbox>)
+      } catch {
+        continue
+      }
+      read++
+      if (text !== "inside") leaked++
+    }
+  } finally {
+    const swaps = await swapper.stop()
+    expect(swaps).toBeGreaterThan(0)
+  }
+  expect(read).toBeGreaterThan(0)
+  expect(leaked).toBe(0)
+}, 120_000)
