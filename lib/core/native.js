@@ -163,7 +163,7 @@ const {
 } = binding.hotPath()
 
 // Workspace, <File>, <Include> (src/evaluation/workspace_scope.rs, src/files/confined.rs): confined file operations.
-export const { fsReadFile, fsReadFileBeneath, fsWriteFile, fsWriteFileBeneath } = binding
+export const { FILE_READ_LIMIT_BYTES, fsReadFile, fsReadFileBeneath, fsWriteFile, fsWriteFileBeneath } = binding
 // Host path confinement of the built-in Sandbox providers (src/files/confined.rs over
 // crates/aml-files/src/host_path.rs).
 export const { hostDirectoryResolve } = binding

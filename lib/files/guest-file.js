@@ -19,6 +19,8 @@
 
 import { randomUUID } from "node:crypto"
 
+import { FILE_READ_LIMIT_BYTES } from "../core/native.js"
+
 const PARENT = 3
 const NOT_REGULAR = 4
 const MISSING = 5
@@ -65,12 +67,25 @@ if dd if=/dev/null of=/dev/null iflag=nofollow status=none; then exec dd if="./$
 exec cat -- "./$name"
 `
 
-async function drain(stream) {
+/** The segment a refused parent names: a portable path, far below this. */
+const STDERR_LIMIT_BYTES = 64 * 1024
+
+/**
+ * The bytes of `stream`, or undefined once more than `limit` arrived (the rest is cancelled,
+ * never buffered): a guest file may be of any size, the host's memory is not.
+ */
+async function drain(stream, limit) {
   const reader = stream.getReader()
   const chunks = []
+  let size = 0
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => {})
+      return undefined
+    }
     chunks.push(value)
   }
   return Buffer.concat(chunks)
@@ -85,7 +100,7 @@ async function runGuest(session, script, args, input, signal) {
     cwd: session.root,
     signal,
   })
-  const output = Promise.all([drain(child.stdout), drain(child.stderr)])
+  const output = Promise.all([drain(child.stdout, FILE_READ_LIMIT_BYTES), drain(child.stderr, STDERR_LIMIT_BYTES)])
   const writer = child.stdin.getWriter()
   try {
     if (input !== undefined && input.byteLength > 0) await writer.write(input)
@@ -94,8 +109,11 @@ async function runGuest(session, script, args, input, signal) {
     // The process may exit without reading stdin (a refused parent): its exit code says why.
   }
   const [stdout, stderr] = await output
+  // Past a limit the guest command is of no more use: end it rather than wait it out.
+  if (stdout === undefined || stderr === undefined) await child.kill()
   const { exitCode } = await child.wait()
-  return { exitCode, stderr: stderr.toString("utf8"), stdout }
+  if (stdout === undefined) return { exitCode, stderr: "", stdout, tooLarge: true }
+  return { exitCode, stderr: stderr?.toString("utf8") ?? "", stdout }
 }
 
 /**
@@ -103,6 +121,7 @@ async function runGuest(session, script, args, input, signal) {
  * guest result; the guest's own output never becomes a message.
  */
 function outcome(result) {
+  if (result.tooLarge) return { kind: "io", message: `file is larger than ${FILE_READ_LIMIT_BYTES} bytes` }
   if (result.exitCode === 0) return { kind: "ok", content: result.stdout }
   if (result.exitCode === PARENT) return { kind: "parent", segment: result.stderr }
   if (result.exitCode === NOT_REGULAR) return { kind: "not-regular" }

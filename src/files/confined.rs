@@ -42,9 +42,9 @@ fn outcome(result: Operation) -> FsOutcome {
             out.segment = Some(segment);
         }
         Err(FsError::NotRegularFile) => out.kind = "not-regular".into(),
-        Err(FsError::RootEscapes) => {
+        Err(error @ (FsError::RootEscapes | FsError::TooLarge)) => {
             out.kind = "io".into();
-            out.message = Some(FsError::RootEscapes.to_string());
+            out.message = Some(error.to_string());
         }
         Err(FsError::Io(e)) => {
             out.kind = "io".into();
@@ -64,6 +64,11 @@ async fn blocking(op: impl FnOnce() -> Operation + Send + 'static) -> Result<Ope
         .await
         .map_err(|e| napi::Error::from_reason(format!("AML file operation failed: {e}")))
 }
+
+/// The largest file a read returns (`aml_files::confined::MAX_READ_BYTES`), for the guest
+/// reads in `lib/files/guest-file.js`, which apply the same limit while streaming.
+#[napi]
+pub const FILE_READ_LIMIT_BYTES: u32 = aml_files::confined::MAX_READ_BYTES as u32;
 
 /// Atomically replaces `path` beneath `root` with the UTF-8 `content`.
 #[napi(ts_return_type = "Promise<FsOutcome>")]

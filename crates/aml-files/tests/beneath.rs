@@ -134,3 +134,21 @@ fn a_parent_swapped_for_an_outside_link_never_redirects_the_work() {
     );
     assert_eq!(leaked_reads, 0);
 }
+
+/// A read never allocates past the limit: a sparse file one byte over it is refused from its
+/// size, before any content is read.
+#[test]
+fn reads_over_the_limit_are_refused() {
+    let scratch = Scratch::new();
+    let big = fs::File::create(scratch.base().join("big.bin")).unwrap();
+    big.set_len(aml_files::confined::MAX_READ_BYTES + 1)
+        .unwrap();
+    let error = read_file_beneath(&scratch.base(), ".", "big.bin").unwrap_err();
+    assert!(matches!(error, FsError::TooLarge), "{error:?}");
+    assert_eq!(error.to_string(), "file is larger than 268435456 bytes");
+    big.set_len(3).unwrap();
+    assert_eq!(
+        read_file_beneath(&scratch.base(), ".", "big.bin").unwrap(),
+        vec![0; 3]
+    );
+}

@@ -95,9 +95,10 @@ pub use exec::{exec, Output};
 pub use handle::{spawn, ProcessHandle};
 pub use options::{SpawnOptions, DEFAULT_GRACE};
 pub use output::OutputStream;
+pub use spawner::stop_supervisor;
 pub use status::ExitStatus;
 pub use stdin::ProcessStdin;
-pub use supervisor::{serve_supervisor, stop_supervisor, use_supervisor, SupervisorCommand};
+pub use supervisor::{serve_supervisor, use_supervisor, SupervisorCommand};
 #[cfg(target_os = "linux")]
 pub use sys::is_subreaper;
 pub use sys::process_exists;

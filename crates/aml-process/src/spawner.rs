@@ -88,9 +88,10 @@ pub(crate) async fn spawn(launch: Launch) -> io::Result<Spawned> {
         .map_err(|_| io::Error::other("process spawner thread stopped"))?
 }
 
-/// Stops the supervisor process, if one was started (see `Client::stop`). Returns whether no
-/// supervisor is left unreaped.
-pub(crate) fn stop_supervisor(within: std::time::Duration) -> bool {
+/// Ends the supervisor process before the host exits: every tree it still holds is killed at
+/// once, and the supervisor is reaped by us rather than left to PID 1 (see `Client::stop`).
+/// Waits up to `within`; returns whether no supervisor is left unreaped. Later spawns fail.
+pub fn stop_supervisor(within: std::time::Duration) -> bool {
     match SPAWNER.get() {
         Some(Some(Spawner {
             supervisor: Some(client),

@@ -15,7 +15,7 @@ use crate::blocking::blocking;
 use crate::cancel::Cancel;
 use crate::error::{Result, WorkspaceError};
 use crate::lock::{DirLock, LockFailure, LockPolicy, ReleaseFailure};
-use crate::paths::{is_storage_path, is_storage_prefix, storage_segment};
+use crate::paths::{is_storage_path, is_storage_prefix, storage_segment, MAX_SEGMENT_BYTES};
 use crate::storage::{
     AcquireRequest, LocalFile, ObjectFile, ReadBody, StorageAdapter, StorageLease, StorageObject,
     Version, WriteBody, WriteCondition, WriteOptions,
@@ -47,7 +47,11 @@ impl FilesystemStorage {
     }
 
     pub async fn open(&self, id: &str, lock: bool) -> Result<FilesystemLease> {
-        let root = self.root_of(id);
+        let segment = storage_segment(id);
+        if segment.len() > MAX_SEGMENT_BYTES {
+            return Err(too_long(id, segment.len()));
+        }
+        let root = self.directory.join(segment);
         let (policy, at, workspace_id) = (self.policy.clone(), root.clone(), id.to_string());
         let lock = blocking(move || {
             fs::create_dir_all(&at).map_err(|error| {
@@ -78,6 +82,12 @@ impl FilesystemStorage {
 fn lock_failed(id: &str) -> WorkspaceError {
     WorkspaceError::error(format!(
         "Filesystem Workspace \"{id}\" lock acquisition failed"
+    ))
+}
+
+fn too_long(id: &str, bytes: usize) -> WorkspaceError {
+    WorkspaceError::error(format!(
+        "Filesystem Workspace \"{id}\" id is too long: its storage segment is {bytes} bytes, at most {MAX_SEGMENT_BYTES} fit the store's file names"
     ))
 }
 

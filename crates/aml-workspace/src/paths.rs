@@ -35,6 +35,12 @@ pub fn storage_segment(id: &str) -> String {
     out
 }
 
+/// Longest storage segment (bytes) the filesystem store accepts. Why 200: the longest file
+/// name it builds from a segment is the lock's holder claim, `<segment>.lock.holder.claim-`
+/// and a 36-byte UUID (55 bytes more), and a file name is at most [`MAX_NAME_BYTES`]. A longer
+/// id is refused up front instead of failing later with `ENAMETOOLONG`.
+pub const MAX_SEGMENT_BYTES: usize = 200;
+
 /// Whether `id` is a non-empty normalized string (no surrounding white space) without NUL.
 pub fn is_normalized(value: &str) -> bool {
     !value.is_empty() && value == value.trim() && !value.contains('\0')

@@ -35,10 +35,18 @@ pub enum FsError {
     /// A Sandbox root beneath the base resolves (through a symlink) outside the base.
     #[error("root resolves outside its configured boundary")]
     RootEscapes,
+    /// A file read is larger than [`MAX_READ_BYTES`].
+    #[error("file is larger than {MAX_READ_BYTES} bytes")]
+    TooLarge,
     /// Any other I/O failure (missing file, permissions, full disk…).
     #[error(transparent)]
     Io(#[from] io::Error),
 }
+
+/// Largest file a confined read (and a guest read, `lib/files/guest-file.js`) returns. Why:
+/// the content becomes one JavaScript string, and V8 cannot make one much beyond 512 Mi
+/// UTF-16 units; refusing before allocating beats an out-of-memory abort of the host.
+pub const MAX_READ_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The POSIX name of an I/O error's errno (`"ENOENT"`…), as Node spells `error.code`.
 pub fn errno_code(error: &io::Error) -> Option<&'static str> {

@@ -331,11 +331,21 @@ pub(crate) fn read_regular(dir: &OwnedFd, name: &str) -> Result<Vec<u8>, FsError
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(FsError::NotRegularFile),
         Err(e) => return Err(e.into()),
     };
-    let mut file = File::from(fd);
-    if !file.metadata()?.is_file() {
+    let file = File::from(fd);
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Err(FsError::NotRegularFile);
     }
-    let mut content = Vec::new();
-    file.read_to_end(&mut content)?;
+    if metadata.len() > super::MAX_READ_BYTES {
+        return Err(FsError::TooLarge);
+    }
+    // The size may grow while we read: never hold more than the limit (plus the one byte that
+    // proves it was exceeded).
+    let mut content = Vec::with_capacity(metadata.len() as usize);
+    file.take(super::MAX_READ_BYTES + 1)
+        .read_to_end(&mut content)?;
+    if content.len() as u64 > super::MAX_READ_BYTES {
+        return Err(FsError::TooLarge);
+    }
     Ok(content)
 }

@@ -46,13 +46,6 @@ pub(crate) fn command() -> Option<&'static SupervisorCommand> {
     COMMAND.get()
 }
 
-/// Ends the supervisor process before the host exits: every tree it still holds is killed at
-/// once, and the supervisor is reaped by us rather than left to PID 1. Waits up to `within`;
-/// returns whether no supervisor is left unreaped. Later spawns fail.
-pub fn stop_supervisor(within: std::time::Duration) -> bool {
-    crate::spawner::stop_supervisor(within)
-}
-
 /// The supervisor's entry point: serves the host connected on stdin until it disconnects.
 pub fn serve_supervisor() -> std::io::Result<()> {
     server::serve(crate::sys::take_stdin()?)
