@@ -237,6 +237,16 @@ test("spawn runs in binary mode: output bytes arrive undecoded", async () => {
   await lease.release()
 })
 
+test("exec: the output budget is enforced while streaming, so an endless command rejects instead of buffering forever", async () => {
+  const { client } = await fakeModal()
+  const lease = await modalSandbox({ client, workspace: local, maxOutputBytes: 2000 }).acquire(request())
+  // `yes` never ends: collecting everything first (as before) never settled.
+  expectExact(await rejection(lease.runtime.exec("yes")), RangeError, "Modal Sandbox command output exceeded 2000 bytes")
+  // The lease is still usable, and release terminates the Sandbox (and the stray command).
+  expect(await lease.runtime.exec("sh", ["-c", "printf ok"])).toMatchObject({ exitCode: 0, stdout: "ok" })
+  await lease.release()
+})
+
 test("spawn: streamed stdin/stdout through Modal's process API, input closed once wait() reported the exit, process output bounded", async () => {
   const { client, controls } = await fakeModal()
   const lease = await modalSandbox({ client, workspace: local, maxOutputBytes: 2000 }).acquire(request())

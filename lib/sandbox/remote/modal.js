@@ -53,13 +53,25 @@ async function loadClient(config) {
   return new ModalClient(config)
 }
 
-async function readAllText(stream) {
+/**
+ * The text of `stream`; with a shared `budget` (`{ used, max }`), undefined as soon as the
+ * streams together passed `max` bytes: the rest is cancelled, never buffered.
+ */
+async function readAllText(stream, budget) {
   const reader = stream.getReader()
   const chunks = []
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
-    chunks.push(typeof value === "string" ? Buffer.from(value) : Buffer.from(value))
+    const bytes = Buffer.from(value)
+    if (budget !== undefined) {
+      budget.used += bytes.byteLength
+      if (budget.used > budget.max) {
+        await reader.cancel().catch(() => {})
+        return undefined
+      }
+    }
+    chunks.push(bytes)
   }
   return Buffer.concat(chunks).toString("utf8")
 }
@@ -114,8 +126,13 @@ function adapter(config) {
     async run(sandbox, argv, options) {
       const child = await sandbox.exec(argv, execOptions(options, "text"))
       await child.stdin.close()
-      const [stdout, stderr, exitCode] = await Promise.all([readAllText(child.stdout), readAllText(child.stderr), child.wait()])
-      return { exitCode, stdout, stderr }
+      const budget = options.outputLimit === undefined ? undefined : { used: 0, max: options.outputLimit }
+      const reading = Promise.all([readAllText(child.stdout, budget), readAllText(child.stderr, budget)])
+      const [stdout, stderr] = await reading
+      // Past the budget, Modal's process API has no kill: the command is left to its
+      // timeoutMs or to the Sandbox's termination at release, and is not waited for.
+      if (stdout === undefined || stderr === undefined) return { exceeded: true }
+      return { exitCode: await child.wait(), stdout, stderr }
     },
     async spawn(sandbox, argv, options) {
       const child = await sandbox.exec(argv, execOptions(options, "binary"))

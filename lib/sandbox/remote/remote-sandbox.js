@@ -145,7 +145,9 @@ async function runBounded(adapter, state, argv, options, config) {
     )
   })
   stopped.catch(() => {})
-  const running = Promise.resolve(adapter.run(state.sandbox, argv, options))
+  // An adapter that streams output stops reading at the budget (`{ exceeded: true }`); one
+  // whose API answers whole (Daytona) is checked below, once the answer arrived.
+  const running = Promise.resolve(adapter.run(state.sandbox, argv, { ...options, outputLimit: config.maxOutputBytes }))
   running.catch(() => {})
   let result
   try {
@@ -159,8 +161,8 @@ async function runBounded(adapter, state, argv, options, config) {
   } finally {
     disarm()
   }
-  const size = Buffer.byteLength(result.stdout) + Buffer.byteLength(result.stderr)
-  if (size > config.maxOutputBytes) throw new RangeError(`${adapter.label} command output exceeded ${config.maxOutputBytes} bytes`)
+  const exceeded = result.exceeded === true || Buffer.byteLength(result.stdout) + Buffer.byteLength(result.stderr) > config.maxOutputBytes
+  if (exceeded) throw new RangeError(`${adapter.label} command output exceeded ${config.maxOutputBytes} bytes`)
   return { exitCode: result.exitCode, stderr: result.stderr, stdout: result.stdout }
 }
 
