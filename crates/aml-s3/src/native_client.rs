@@ -46,12 +46,14 @@ impl NativeS3Client {
                 max_retries: 2,
                 retry_timeout: Duration::from_secs(60),
             })
-            // No whole-request timeout: a 256 MiB archive may take long; an evaluation's
-            // AbortSignal bounds the wait instead.
+            // No whole-request timeout (a 256 MiB archive may take long), but an idle one: a
+            // server that stops answering fails the request instead of hanging a run that has
+            // no AbortSignal deadline. Each retry waits again.
             .with_client_options(
                 ClientOptions::new()
                     .with_connect_timeout(Duration::from_secs(10))
-                    .with_timeout_disabled(),
+                    .with_timeout_disabled()
+                    .with_read_timeout(read_timeout()),
             );
         if let Some(endpoint) = config.effective_endpoint() {
             builder = builder
@@ -71,6 +73,19 @@ impl NativeS3Client {
         })?;
         Ok(Self { store })
     }
+}
+
+/// How long a request may wait without receiving a byte: 120 s unless the environment sets
+/// `AML_S3_READ_TIMEOUT_MS` (a positive integer; anything else is ignored).
+pub const READ_TIMEOUT_VARIABLE: &str = "AML_S3_READ_TIMEOUT_MS";
+const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn read_timeout() -> Duration {
+    std::env::var(READ_TIMEOUT_VARIABLE)
+        .ok()
+        .and_then(|value| value.parse::<u64>().ok())
+        .filter(|ms| *ms > 0)
+        .map_or(DEFAULT_READ_TIMEOUT, Duration::from_millis)
 }
 
 fn path(key: &str) -> Result<Path, S3Error> {
