@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::client::{Docker, ExecSpec};
 use crate::error::DockerError;
-use crate::stream::{next_frame, Channel};
+use crate::stream::{Channel, Frames};
 
 #[derive(Clone, Debug, Default)]
 pub struct ExecLimits {
@@ -59,10 +59,8 @@ async fn collect(
     let mut upgraded = docker.exec_start(&exec).await?;
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let mut total: u64 = 0;
-    while let Some((channel, bytes)) = next_frame(&mut upgraded.reader)
-        .await
-        .map_err(DockerError::Io)?
-    {
+    let mut frames = Frames::new(&mut upgraded.reader);
+    while let Some((channel, bytes)) = frames.next().await.map_err(DockerError::Io)? {
         total = total.saturating_add(bytes.len() as u64);
         if total > max {
             return Err(ExecFault::OutputLimit(max));

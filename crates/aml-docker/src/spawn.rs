@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, watch, Mutex};
 
 use crate::client::{Docker, ExecSpec};
 use crate::error::DockerError;
-use crate::stream::{next_frame, Channel};
+use crate::stream::{Channel, Frames};
 
 /// Frames buffered per output before the reader waits for its consumer.
 const CHANNEL_FRAMES: usize = 32;
@@ -38,10 +38,10 @@ impl SpawnedExec {
         let (out_tx, out_rx) = mpsc::channel(CHANNEL_FRAMES);
         let (err_tx, err_rx) = mpsc::channel(CHANNEL_FRAMES);
         let (end_tx, end_rx) = watch::channel(None);
-        let mut reader = upgraded.reader;
+        let mut frames = Frames::new(upgraded.reader);
         tokio::spawn(async move {
             let outcome = loop {
-                match next_frame(&mut reader).await {
+                match frames.next().await {
                     Ok(Some((Channel::Stdout, bytes))) => {
                         // A dropped receiver (the stream was cancelled) discards the output.
                         let _ = out_tx.send(bytes).await;
