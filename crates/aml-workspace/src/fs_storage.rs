@@ -21,8 +21,9 @@ use crate::storage::{
     Version, WriteBody, WriteCondition, WriteOptions,
 };
 
-/// Temporary files start with this; listings skip them (a crashed writer may leave one).
-pub const TEMP_PREFIX: &str = ".aml-tmp-";
+/// Temporary files start with this; listings skip them (a crashed writer may leave one, which
+/// a later save's sweep removes: see `fs_scratch`).
+pub use crate::fs_scratch::TEMP_PREFIX;
 /// The compare-and-swap lock is held for milliseconds; one older than this was abandoned.
 const SHORT_STALE: Duration = Duration::from_secs(10);
 const SHORT_PATIENCE: Duration = Duration::from_secs(30);
@@ -152,7 +153,7 @@ fn stage(target: &Path, body: WriteBody, top: Option<PathBuf>) -> Result<(PathBu
         }
     }
     fs::create_dir_all(parent).map_err(|e| WorkspaceError::io(&e, "mkdir", parent))?;
-    let temp = parent.join(format!("{TEMP_PREFIX}{}", uuid::Uuid::new_v4().simple()));
+    let temp = parent.join(crate::fs_scratch::scratch_name());
     let written = (|| -> io::Result<String> {
         let mut out = fs::File::create(&temp)?;
         let mut hasher = Sha256::new();
@@ -393,6 +394,25 @@ impl StorageLease for FilesystemLease {
                     pending.insert((usize::MAX - up.components().count(), up.to_path_buf()));
                 }
             }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn sweep_scratch(&self, budget: usize) -> Result<usize> {
+        self.check_lock()?;
+        let root = self.root.clone();
+        blocking(move || Ok(crate::fs_scratch::sweep(&root, budget))).await
+    }
+
+    async fn remove_empty_directories(&self, prefix: &str) -> Result<()> {
+        if !is_storage_prefix(prefix) {
+            return Err(invalid_path(prefix));
+        }
+        self.check_lock()?;
+        let at = self.root.join(prefix);
+        blocking(move || {
+            crate::fs_scratch::remove_empty_tree(&at);
             Ok(())
         })
         .await

@@ -82,25 +82,83 @@ impl Holder {
     /// Whether this holder provably no longer exists: same host, boot and pid namespace as
     /// this process, and its pid is free, a zombie, or a process started at another time.
     pub fn is_gone(&self) -> bool {
+        self.liveness() == Liveness::Gone
+    }
+
+    /// What this process can prove about the holder (the one rule, used by locks and by the
+    /// sweep of what killed saves left behind).
+    pub fn liveness(&self) -> Liveness {
         let Some(me) = Holder::current() else {
-            return false;
+            return Liveness::Unknown;
         };
         if self.hostname != me.hostname
             || self.boot_id != me.boot_id
             || self.pid_namespace != me.pid_namespace
         {
-            return false;
+            return Liveness::Unknown;
         }
         if self.pid == me.pid {
             // Our own pid: gone only if it was an earlier process with our number.
-            return self.start_time != me.start_time;
+            return if self.start_time == me.start_time {
+                Liveness::Alive
+            } else {
+                Liveness::Gone
+            };
         }
         match stat_of(self.pid) {
-            Ok(None) => true,
-            Ok(Some((state, start))) => start != self.start_time || matches!(state, 'Z' | 'X'),
-            Err(()) => false,
+            Ok(None) => Liveness::Gone,
+            Ok(Some((state, start))) if start != self.start_time || matches!(state, 'Z' | 'X') => {
+                Liveness::Gone
+            }
+            Ok(Some(_)) => Liveness::Alive,
+            Err(()) => Liveness::Unknown,
         }
     }
+
+    /// A short form for file names (`<pid>-<startTime>-<machine>`, the last 8 hex digits of
+    /// the SHA-256 of host name, boot id and pid namespace): enough to name this process on
+    /// this machine, so a scratch file can say who wrote it.
+    pub fn tag(&self) -> String {
+        format!("{}-{}-{}", self.pid, self.start_time, self.machine())
+    }
+
+    /// The holder a [`Holder::tag`] names, when it was made on this machine, boot and pid
+    /// namespace (elsewhere the tag proves nothing: `None`).
+    pub fn of_tag(tag: &str) -> Option<Holder> {
+        let me = Holder::current()?;
+        let mut parts = tag.splitn(3, '-');
+        let pid = parts.next()?.parse().ok()?;
+        let start_time = parts.next()?.parse().ok()?;
+        (parts.next()? == me.machine()).then(|| Holder {
+            pid,
+            start_time,
+            ..me.clone()
+        })
+    }
+
+    fn machine(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for part in [&self.hostname, &self.boot_id, &self.pid_namespace] {
+            hasher.update(part.as_bytes());
+            hasher.update([0]);
+        }
+        hasher.finalize()[..4]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
+}
+
+/// What can be proven about a recorded process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liveness {
+    /// Same machine, boot and pid namespace, and that process no longer runs.
+    Gone,
+    /// Same machine, boot and pid namespace, and that very process still runs.
+    Alive,
+    /// Anything else: another host, boot or namespace, an unreadable `/proc`, not Linux.
+    Unknown,
 }
 
 #[cfg(test)]
@@ -140,6 +198,21 @@ mod tests {
             ..me.clone()
         };
         assert!(younger.is_gone());
+        assert_eq!(me.liveness(), Liveness::Alive);
+    }
+
+    #[test]
+    fn a_tag_names_a_process_of_this_machine_only() {
+        let me = Holder::current().unwrap();
+        assert_eq!(Holder::of_tag(&me.tag()).as_ref(), Some(me));
+        let elsewhere = Holder {
+            hostname: "elsewhere".into(),
+            ..me.clone()
+        };
+        assert_eq!(Holder::of_tag(&elsewhere.tag()), None);
+        for bad in ["", "1", "1-2", "x-2-00000000", "1-2-3-4"] {
+            assert_eq!(Holder::of_tag(bad), None, "{bad:?}");
+        }
     }
 
     #[test]
@@ -163,6 +236,7 @@ mod tests {
             },
         ] {
             assert!(!other.is_gone(), "{other:?}");
+            assert_eq!(other.liveness(), Liveness::Unknown, "{other:?}");
         }
     }
 }

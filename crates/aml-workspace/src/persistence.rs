@@ -15,13 +15,17 @@ use crate::cancel::{Cancel, Phase};
 use crate::error::{Result, WorkspaceError};
 use crate::folder::{self, FolderLimits};
 use crate::index::{iso_timestamp, Format, Revision, WorkspaceIndex, INDEX_PATH, MAX_INDEX_BYTES};
+use crate::materializations::{self, MaterializationSweep};
+use crate::owners::{self, OwnerRecord};
 use crate::select::{self, Selection, SnapshotLimits};
 use crate::storage::{
     Limited, ReadBody, StorageLease, Version, WriteBody, WriteCondition, WriteOptions,
 };
+use crate::sweep::{self, SweepReport, DEFAULT_SWEEP_BUDGET};
 
 /// `WorkspacePersistenceOptions` minus the storage (defaults: archive, 256 MiB, 100 000
-/// entries, 1 GiB).
+/// entries, 1 GiB), and the sweep's bound: deletions per save (store) and per acquisition
+/// (the temporary directory's abandoned materializations).
 #[derive(Clone, Debug)]
 pub struct PersistenceOptions {
     pub format: Format,
@@ -29,6 +33,7 @@ pub struct PersistenceOptions {
     pub max_entries: u64,
     pub max_extracted_bytes: u64,
     pub temporary_directory: PathBuf,
+    pub sweep_budget: usize,
 }
 
 impl PersistenceOptions {
@@ -39,6 +44,7 @@ impl PersistenceOptions {
             max_entries: 100_000,
             max_extracted_bytes: 1024 * 1024 * 1024,
             temporary_directory,
+            sweep_budget: DEFAULT_SWEEP_BUDGET,
         }
     }
 }
@@ -80,15 +86,18 @@ pub struct Materialization {
     version: Option<Version>,
     revision_id: Option<String>,
     released: bool,
+    materialization_sweep: MaterializationSweep,
+    store_sweep: Option<SweepReport>,
 }
 
-/// `mkdtemp(<parent>/aml-workspace-XXXXXX)`.
+/// `mkdtemp(<parent>/aml-workspace-XXXXXX)`, owned by this process (`owner.json`).
 fn make_temporary_root(parent: &Path) -> Result<PathBuf> {
     loop {
         let suffix: String = uuid::Uuid::new_v4().simple().to_string()[..6].into();
         let root = parent.join(format!("aml-workspace-{suffix}"));
         match std::fs::create_dir(&root) {
             Ok(()) => {
+                materializations::record_owner(&root);
                 crate::placement::mark_top_directory(&root);
                 return Ok(root);
             }
@@ -154,9 +163,15 @@ impl Materialization {
         if let Err(error) = cancel.check(Phase::Restore) {
             return Err(Self::abandon(lease, None, error).await);
         }
-        let parent = options.temporary_directory.clone();
-        let root = match blocking(move || make_temporary_root(&parent)).await {
-            Ok(root) => root,
+        let (parent, budget) = (options.temporary_directory.clone(), options.sweep_budget);
+        // The new root first (it is ours, so the sweep skips it), then dead processes' roots.
+        let made = blocking(move || {
+            let root = make_temporary_root(&parent)?;
+            let swept = materializations::sweep(&parent, &root, budget);
+            Ok((root, swept))
+        });
+        let (root, materialization_sweep) = match made.await {
+            Ok(made) => made,
             Err(error) => return Err(Self::abandon(lease, None, error).await),
         };
         let mut materialization = Materialization {
@@ -168,6 +183,8 @@ impl Materialization {
             version: None,
             revision_id: None,
             released: false,
+            materialization_sweep,
+            store_sweep: None,
         };
         match materialization.restore(load, cancel).await {
             Ok(()) => Ok(materialization),
@@ -301,6 +318,15 @@ impl Materialization {
     pub fn lease(&self) -> &dyn StorageLease {
         &*self.lease
     }
+    /// What this acquisition's sweep of the temporary directory removed.
+    pub fn materialization_sweep(&self) -> &MaterializationSweep {
+        &self.materialization_sweep
+    }
+    /// What the last successful save's store sweep removed (`None` before one, or when it
+    /// failed: a sweep never fails a save).
+    pub fn store_sweep(&self) -> Option<&SweepReport> {
+        self.store_sweep.as_ref()
+    }
 
     /// Snapshots the materialization and publishes it as the new current revision.
     pub async fn save(&mut self, request: SaveRequest) -> Result<Revision> {
@@ -338,14 +364,30 @@ impl Materialization {
             id: id.clone(),
             path: format.revision_path(&id),
         };
+        // Before the first upload: a later save must be able to tell a kill from here on
+        // from a live save (see `sweep`). It names the revisions this save would prune too,
+        // so a kill while pruning is finished as well. Best effort: without it a killed
+        // save's upload is only dated by a later sweep and removed after `ORPHAN_STALE`.
+        let (_, would_drop) =
+            WorkspaceIndex::publish(self.index.as_ref(), revision.clone(), request.retention);
+        let owned = std::iter::once(id.clone())
+            .chain(would_drop.into_iter().map(|old| old.id))
+            .collect();
+        let record = OwnerRecord::ours(owned);
+        let _ = owners::write(&*self.lease, &id, &record, WriteCondition::None).await;
+        self.store_sweep = None;
         match format {
-            Format::Archive => self.upload_archive(&revision, entries, cancel).await?,
+            Format::Archive => {
+                if let Err(error) = self.upload_archive(&revision, entries, cancel).await {
+                    return Err(self.disown(&id, error).await);
+                }
+            }
             Format::Folder => {
                 if let Err(error) =
                     folder::upload(&*self.lease, &self.directory, &id, &entries, cancel).await
                 {
                     return Err(match folder::remove(&*self.lease, &id).await {
-                        Ok(()) => error,
+                        Ok(()) => self.disown(&id, error).await,
                         Err(cleanup) => WorkspaceError::aggregate(
                             "Workspace folder upload and cleanup failed",
                             vec![error, cleanup],
@@ -357,7 +399,7 @@ impl Materialization {
         // The last point an abort stops at: publication is one atomic write.
         if let Err(error) = cancel.check(Phase::Save) {
             return Err(match self.remove_revision(&revision).await {
-                Ok(()) => error,
+                Ok(()) => self.disown(&id, error).await,
                 Err(cleanup) => WorkspaceError::aggregate(
                     "Workspace save and orphan cleanup failed",
                     vec![error, cleanup],
@@ -385,7 +427,7 @@ impl Materialization {
             }
             Err(error) => {
                 return Err(match self.remove_revision(&revision).await {
-                    Ok(()) => error,
+                    Ok(()) => self.disown(&id, error).await,
                     Err(cleanup) => WorkspaceError::aggregate(
                         "Workspace save and orphan cleanup failed",
                         vec![error, cleanup],
@@ -398,7 +440,20 @@ impl Materialization {
         for old in dropped {
             let _ = self.remove_revision(&old).await;
         }
+        let _ = self.lease.delete(&[owners::record_path(&id)]).await;
+        // What killed saves left behind, bounded; like pruning it never fails the save.
+        if let Some(index) = &self.index {
+            let budget = self.options.sweep_budget;
+            self.store_sweep = sweep::sweep(&*self.lease, index, budget).await.ok();
+        }
         Ok(revision)
+    }
+
+    /// Deletes this save's owner record once its upload is cleaned up, and passes `error`
+    /// on. A failed deletion leaves the record for a later sweep.
+    async fn disown(&self, id: &str, error: WorkspaceError) -> WorkspaceError {
+        let _ = self.lease.delete(&[owners::record_path(id)]).await;
+        error
     }
 
     async fn upload_archive(

@@ -170,6 +170,21 @@ pub trait StorageLease: Send + Sync {
         None
     }
 
+    /// Removes at most `budget` scratch files that no live writer can still be using (a
+    /// killed writer's temporary files) and returns how many it removed; they are invisible
+    /// to [`StorageLease::list`], so only the store can find them. Run by the sweep after a
+    /// save published (see [`crate::sweep`]). The default: the store has none.
+    async fn sweep_scratch(&self, _budget: usize) -> Result<usize> {
+        Ok(0)
+    }
+
+    /// Removes the empty directories beneath `prefix` (and it), which a killed writer of an
+    /// abandoned revision may leave where a store has directories (the filesystem store's
+    /// `revisions/<id>/…`). Called by the sweep only for revisions nobody can be writing.
+    async fn remove_empty_directories(&self, _prefix: &str) -> Result<()> {
+        Ok(())
+    }
+
     /// Copies many objects into new files beneath `dest` in one call (a folder restore),
     /// checking `cancel` before each; `None` (the default) as for
     /// [`StorageLease::write_local_files`].

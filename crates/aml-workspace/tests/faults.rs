@@ -222,7 +222,9 @@ impl Random {
     }
 }
 
-fn sigkill_saves(format: Format) {
+/// `rounds` saves by child processes, each SIGKILLed at a random point of its save; after
+/// each, a fresh reader checks the published tree is whole. Returns the fixture.
+fn sigkill_saves(format: Format, rounds: usize) -> support::Fixture {
     let fx = support::Fixture::new();
     let env = |generation: &str| {
         vec![
@@ -247,7 +249,7 @@ fn sigkill_saves(format: Format) {
     let mut random = Random(0x9E37_79B9_7F4A_7C15 ^ u64::from(std::process::id()));
     let mut previous = "g0".to_string();
     let (mut published, mut killed) = (0, 0);
-    for round in 1..=100 {
+    for round in 1..=rounds {
         let generation = format!("g{round}");
         let mut saver = Helper::spawn(child("save", &env(&generation)));
         assert_eq!(read_line(&mut saver).as_deref(), Some("ready"));
@@ -283,16 +285,52 @@ fn sigkill_saves(format: Format) {
         killed > 0,
         "some saves were interrupted ({published} completed)"
     );
+    fx
 }
 
 #[test]
 fn sigkill_during_archive_saves_never_tears_a_revision() {
-    sigkill_saves(Format::Archive);
+    sigkill_saves(Format::Archive, 100);
 }
 
 #[test]
 fn sigkill_during_folder_saves_never_tears_a_revision() {
-    sigkill_saves(Format::Folder);
+    sigkill_saves(Format::Folder, 100);
+}
+
+/// After saves killed mid-way, one more save leaves only indexed revisions in the store and
+/// no materialization in the temporary directory (issue 22 item 5).
+fn killed_saves_are_swept(format: Format) {
+    let fx = sigkill_saves(format, 40);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut ws = open(&fx.store(), &fx.tmp(), format, false).await.unwrap();
+        fill(ws.directory(), "last");
+        ws.save(keep_all()).await.unwrap();
+        ws.release().await.unwrap();
+    });
+    let left = support::garbage::garbage(&fx.segment("k"), &fx.tmp());
+    let trees: Vec<_> = left
+        .unindexed
+        .iter()
+        .map(|id| fx.segment("k").join("revisions").join(id))
+        .filter(|dir| dir.is_dir())
+        .map(|dir| support::tree(&dir))
+        .collect();
+    assert!(left.is_empty(), "{format:?}: {left:?} {trees:?}");
+}
+
+#[test]
+fn killed_archive_saves_are_swept_by_one_more_save() {
+    killed_saves_are_swept(Format::Archive);
+}
+
+#[test]
+fn killed_folder_saves_are_swept_by_one_more_save() {
+    killed_saves_are_swept(Format::Folder);
 }
 
 #[test]

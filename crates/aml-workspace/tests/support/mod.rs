@@ -1,6 +1,9 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code, clippy::new_without_default)]
 
+pub mod garbage;
+pub mod plant;
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
