@@ -30,6 +30,7 @@ pub mod owners;
 pub mod paths;
 pub mod persistence;
 mod placement;
+mod requests;
 pub mod select;
 pub mod storage;
 pub mod sweep;

@@ -21,60 +21,9 @@ use crate::select::{self, Selection, SnapshotLimits};
 use crate::storage::{
     Limited, ReadBody, StorageLease, Version, WriteBody, WriteCondition, WriteOptions,
 };
-use crate::sweep::{self, SweepReport, DEFAULT_SWEEP_BUDGET};
+use crate::sweep::{self, SweepReport};
 
-/// `WorkspacePersistenceOptions` minus the storage (defaults: archive, 256 MiB, 100 000
-/// entries, 1 GiB), and the sweep's bound: deletions per save (store) and per acquisition
-/// (the temporary directory's abandoned materializations).
-#[derive(Clone, Debug)]
-pub struct PersistenceOptions {
-    pub format: Format,
-    pub max_archive_bytes: u64,
-    pub max_entries: u64,
-    pub max_extracted_bytes: u64,
-    pub temporary_directory: PathBuf,
-    pub sweep_budget: usize,
-}
-
-impl PersistenceOptions {
-    pub fn new(temporary_directory: PathBuf) -> Self {
-        PersistenceOptions {
-            format: Format::Archive,
-            max_archive_bytes: 256 * 1024 * 1024,
-            max_entries: 100_000,
-            max_extracted_bytes: 1024 * 1024 * 1024,
-            temporary_directory,
-            sweep_budget: DEFAULT_SWEEP_BUDGET,
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct LoadRequest {
-    pub revision: String,
-    pub include: Option<Vec<String>>,
-    pub exclude: Vec<String>,
-}
-
-#[derive(Clone, Debug)]
-pub struct SaveRequest {
-    pub include: Option<Vec<String>>,
-    pub exclude: Vec<String>,
-    pub gitignore: bool,
-    pub retention: usize,
-}
-
-impl Default for SaveRequest {
-    /// What `save={true}` means.
-    fn default() -> Self {
-        SaveRequest {
-            include: None,
-            exclude: Vec::new(),
-            gitignore: true,
-            retention: 1,
-        }
-    }
-}
+pub use crate::requests::{LoadRequest, PersistenceOptions, SaveRequest};
 
 /// One acquired, materialized Workspace.
 pub struct Materialization {
