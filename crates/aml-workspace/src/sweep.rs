@@ -23,7 +23,10 @@ use crate::owners::{self, OwnerRecord, OWNERS_PREFIX};
 use crate::storage::{StorageLease, WriteCondition};
 
 /// Deletions one save may spend on the sweep by default (objects, scratch files, records).
-pub const DEFAULT_SWEEP_BUDGET: usize = 10_000;
+/// Why 100,000: the issue-22 probe (100 folder saves of 2,000 files SIGKILLed) leaves ~66,000
+/// files, and one save must clean that; the bound still caps a save's worst case (about
+/// 5 s of unlinks on a loaded 2-core machine) however large a backlog grows.
+pub const DEFAULT_SWEEP_BUDGET: usize = 100_000;
 
 /// What one sweep did (for tests and the fault benchmark).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
