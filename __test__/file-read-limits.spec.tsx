@@ -9,15 +9,15 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest"
 
 import {
   AmlRuntime,
-  defineSandboxProvider,
   EvaluationError,
   filesystemWorkspace,
   Include,
-  localSandbox,
   Sandbox,
   Workspace,
   workspaceStorageSegment,
 } from "@aml-jsx/sdk"
+
+import { sandboxRuntime } from "./support/sandbox-paths.js"
 
 const LIMIT = 256 * 1024 * 1024
 
@@ -35,18 +35,6 @@ async function sparse(path: string, size: number) {
   await file.close()
 }
 
-function sandboxRuntime(path: "host" | "guest") {
-  const local = localSandbox({ workspace: root })
-  if (path === "host") return new AmlRuntime({ sandboxProvider: local })
-  const guest = defineSandboxProvider({
-    name: "wrapped-local",
-    async acquire(request) {
-      const lease = await local.acquire(request)
-      return { handle: { wrapped: true }, id: lease.id, release: () => lease.release(), runtime: lease.runtime }
-    },
-  })
-  return new AmlRuntime({ sandboxProvider: guest })
-}
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -60,7 +48,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 describe.each(["host", "guest"] as const)("Include in a Sandbox (%s file path)", (path) => {
   test("a file over the read limit is refused, one at the limit is read", async () => {
     await sparse(join(root, "big.bin"), LIMIT + 1)
-    const error = await rejection(sandboxRuntime(path).evaluate(<Sandbox access="read-write"><Include path="big.bin" /></Sandbox>))
+    const error = await rejection(sandboxRuntime(path, root).evaluate(<Sandbox access="read-write"><Include path="big.bin" /></Sandbox>))
     expect(error).toBeInstanceOf(EvaluationError)
     expect(error.message).toBe('<Include> could not read "big.bin"')
     expect((error.cause as Error).message).toBe(`file is larger than ${LIMIT} bytes`)

@@ -6,7 +6,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, test } from "vitest"
 
-import { AmlRuntime, defineSandboxProvider, File, Include, localSandbox, Sandbox } from "@aml-jsx/sdk"
+import { File, Include, Sandbox } from "@aml-jsx/sdk"
+
+import { sandboxRuntime } from "./support/sandbox-paths.js"
 
 let root: string
 beforeEach(async () => {
@@ -16,30 +18,17 @@ afterEach(async () => {
   await rm(root, { force: true, recursive: true })
 })
 
-/** The local provider, or its lease behind a fresh handle (served by the guest script). */
-function runtime(path: "host" | "guest") {
-  const local = localSandbox({ workspace: root })
-  if (path === "host") return new AmlRuntime({ sandboxProvider: local })
-  const guest = defineSandboxProvider({
-    name: "wrapped-local",
-    async acquire(request) {
-      const lease = await local.acquire(request)
-      return { handle: { wrapped: true }, id: lease.id, release: () => lease.release(), runtime: lease.runtime }
-    },
-  })
-  return new AmlRuntime({ sandboxProvider: guest })
-}
 
 describe.each(["host", "guest"] as const)("%s file path", (path) => {
   test.each(["-", "-n", "--", "d/-", "d/--help"])("Include reads the file named %j", async (name) => {
     await mkdir(join(root, "d"), { recursive: true })
     await writeFile(join(root, name), `content of ${name}\n`)
-    const text = await runtime(path).evaluate(<Sandbox access="read-write"><Include path={name} /></Sandbox>)
+    const text = await sandboxRuntime(path, root).evaluate(<Sandbox access="read-write"><Include path={name} /></Sandbox>)
     expect(text).toBe(`content of ${name}\n`)
   })
 
   test.each(["-", "-n", "d/--help"])("File writes the file named %j", async (name) => {
-    await runtime(path).evaluate(<Sandbox access="read-write"><File path={name}>written</File></Sandbox>)
+    await sandboxRuntime(path, root).evaluate(<Sandbox access="read-write"><File path={name}>written</File></Sandbox>)
     expect(await readFile(join(root, name), "utf8")).toBe("written")
   })
 })

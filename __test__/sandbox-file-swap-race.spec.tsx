@@ -13,7 +13,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach, describe, expect, test } from "vitest"
 
-import { AmlRuntime, defineSandboxProvider, File, Include, localSandbox, Sandbox } from "@aml-jsx/sdk"
+import { File, Include, Sandbox } from "@aml-jsx/sdk"
+
+import { sandboxRuntime } from "./support/sandbox-paths.js"
 
 const ATTEMPTS = 2_000
 const SECRET = "OUTSIDE-SECRET"
@@ -77,23 +79,10 @@ async function startSwapper() {
   }
 }
 
-/** The local provider, or the same lease behind a fresh handle (so it is served by the guest script). */
-function runtime(path: "host" | "guest") {
-  const local = localSandbox({ workspace: root })
-  if (path === "host") return new AmlRuntime({ sandboxProvider: local })
-  const guest = defineSandboxProvider({
-    name: "wrapped-local",
-    async acquire(request) {
-      const lease = await local.acquire(request)
-      return { handle: { wrapped: true }, id: lease.id, release: () => lease.release(), runtime: lease.runtime }
-    },
-  })
-  return new AmlRuntime({ sandboxProvider: guest })
-}
 
 describe.each(["host", "guest"] as const)("%s file path", (path) => {
   test("File writes never land outside the root while a parent is swapped for an outside link", async () => {
-    const rt = runtime(path)
+    const rt = sandboxRuntime(path, root)
     const swapper = await startSwapper()
     let written = 0
     let refused = 0
@@ -118,7 +107,7 @@ describe.each(["host", "guest"] as const)("%s file path", (path) => {
   }, 300_000)
 
   test("Include reads never read outside the root while a parent is swapped for an outside link", async () => {
-    const rt = runtime(path)
+    const rt = sandboxRuntime(path, root)
     const swapper = await startSwapper()
     let read = 0
     let leaked = 0

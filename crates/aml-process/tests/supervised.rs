@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use aml_process::{exec, is_subreaper, spawn, ExitStatus, SpawnOptions, SupervisorCommand};
-use common::{assert_all_gone, read_pids, sh};
+use common::{assert_all_gone, process_table, read_pids, sh};
 
 const SUPERVISOR: &str = "AML_PROCESS_TEST_SUPERVISOR";
 
@@ -148,25 +148,10 @@ fn zombie_children() -> Vec<u32> {
 
 /// `(pid, state)` of every process whose parent is this process.
 fn parented_here() -> Vec<(u32, String)> {
-    let me = std::process::id().to_string();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let Some(rest) = stat.rfind(')').map(|end| &stat[end + 2..]) else {
-            continue;
-        };
-        let mut fields = rest.split_whitespace();
-        let (Some(state), Some(parent)) = (fields.next(), fields.next()) else {
-            continue;
-        };
-        if parent == me {
-            found.push((pid, state.to_owned()));
-        }
-    }
-    found
+    let me = std::process::id();
+    process_table()
+        .into_iter()
+        .filter(|row| row.ppid == me)
+        .map(|row| (row.pid, row.state))
+        .collect()
 }

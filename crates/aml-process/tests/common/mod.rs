@@ -33,9 +33,17 @@ pub async fn read_pids(stream: &mut OutputStream, count: usize) -> Vec<u32> {
         .collect()
 }
 
-/// Pids of every process (zombies included) whose process group is `pgid`, from /proc.
-pub fn group_members(pgid: u32) -> Vec<u32> {
-    let mut members = Vec::new();
+/// One row of /proc: a process (zombies included) and the stat fields the tests read.
+pub struct ProcRow {
+    pub pid: u32,
+    pub state: String,
+    pub ppid: u32,
+    pub pgrp: u32,
+}
+
+/// Every process, from /proc/<pid>/stat (one that ends while it is read is left out).
+pub fn process_table() -> Vec<ProcRow> {
+    let mut rows = Vec::new();
     for entry in std::fs::read_dir("/proc")
         .expect("/proc is mounted")
         .flatten()
@@ -46,16 +54,34 @@ pub fn group_members(pgid: u32) -> Vec<u32> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
-        // Fields after the parenthesised command: state ppid pgrp ...
+        // Fields after the parenthesised command (which may hold spaces): state ppid pgrp ...
         let Some(rest) = stat.rfind(')').map(|end| &stat[end + 2..]) else {
             continue;
         };
-        let mut fields = rest.split_whitespace();
-        if fields.nth(2).and_then(|pgrp| pgrp.parse::<u32>().ok()) == Some(pgid) {
-            members.push(pid);
-        }
+        let fields: Vec<&str> = rest.split_whitespace().take(3).collect();
+        let [state, ppid, pgrp] = fields[..] else {
+            continue;
+        };
+        let (Ok(ppid), Ok(pgrp)) = (ppid.parse(), pgrp.parse()) else {
+            continue;
+        };
+        rows.push(ProcRow {
+            pid,
+            state: state.to_owned(),
+            ppid,
+            pgrp,
+        });
     }
-    members
+    rows
+}
+
+/// Pids of every process (zombies included) whose process group is `pgid`.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    process_table()
+        .into_iter()
+        .filter(|row| row.pgrp == pgid)
+        .map(|row| row.pid)
+        .collect()
 }
 
 /// Asserts that `kill(pid, 0)` fails with ESRCH for every pid within `within`.

@@ -60,16 +60,7 @@ impl ObjectClient for Bucket {
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<String>, S3Error> {
-        let mut keys: Vec<String> = self
-            .objects
-            .lock()
-            .unwrap()
-            .keys()
-            .filter(|key| key.starts_with(prefix))
-            .cloned()
-            .collect();
-        keys.sort();
-        Ok(keys)
+        Ok(self.keys(prefix))
     }
 }
 
