@@ -14,13 +14,20 @@ use aml_ports::{ToolCallError, ToolInvoker, ToolRef, ToolSpec};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::http;
-
 /// Largest accepted request body (the contract's relay limit).
 pub(crate) const BODY_LIMIT: usize = 4 * 1024 * 1024;
 /// MCP revision we answer with when the client asks for one we do not know.
 const PROTOCOL: &str = "2025-06-18";
 const KNOWN_PROTOCOLS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// One request as the bridge routes it, whether it came over loopback HTTP
+/// (`bridge_conn.rs`) or as a Sandbox MCP relay frame (`relay.rs`).
+pub(crate) struct Request {
+    pub method: String,
+    pub path: String,
+    pub authorization: Option<String>,
+    pub body: Vec<u8>,
+}
 
 pub(crate) struct Served {
     tools: Vec<ToolSpec>,
@@ -107,19 +114,20 @@ pub(crate) struct Answer {
 
 impl RelayTarget {
     /// Routes one relayed request exactly as a loopback connection is routed.
-    pub(crate) async fn handle(&self, request: &http::Request) -> Answer {
-        let (status, body, extra) = route(&self.0, request).await;
+    pub(crate) async fn handle(&self, request: &Request) -> Answer {
+        let (status, body, allow_post) = route(&self.0, request).await;
         Answer {
             status,
             body,
-            allow_post: !extra.is_empty(),
+            allow_post,
         }
     }
 }
 
 /// What a request asks of the bridge: an answer at once, or a Tool call to run first.
 pub(crate) enum Routed {
-    Answer(u16, Vec<u8>, &'static str),
+    /// Status, JSON body (empty for none), and whether `Allow: POST` is owed (a 405).
+    Answer(u16, Vec<u8>, bool),
     Call {
         id: Value,
         tool: ToolRef,
@@ -127,37 +135,41 @@ pub(crate) enum Routed {
     },
 }
 
-async fn route(served: &Served, request: &http::Request) -> (u16, Vec<u8>, &'static str) {
+async fn route(served: &Served, request: &Request) -> (u16, Vec<u8>, bool) {
     match route_sync(served, request) {
-        Routed::Answer(status, body, extra) => (status, body, extra),
+        Routed::Answer(status, body, allow_post) => (status, body, allow_post),
         Routed::Call { id, tool, input } => {
             let result = served
                 .invoker
                 .call(tool, input, served.stop.child_token())
                 .await;
-            (200, call_answer(id, result), "")
+            (200, call_answer(id, result), false)
         }
     }
 }
 
 /// Routes `request` as far as it goes without running a Tool (sans-IO: both servers use it).
-pub(crate) fn route_sync(served: &Served, request: &http::Request) -> Routed {
+pub(crate) fn route_sync(served: &Served, request: &Request) -> Routed {
     if request.path != "/mcp" || request.authorization.as_deref() != Some(served.expected.as_str())
     {
-        return Routed::Answer(404, Vec::new(), "");
+        return Routed::Answer(404, Vec::new(), false);
     }
     if request.method != "POST" {
-        return Routed::Answer(405, Vec::new(), "Allow: POST\r\n");
+        return Routed::Answer(405, Vec::new(), true);
     }
     let Ok(message) = serde_json::from_slice::<Value>(&request.body) else {
-        return Routed::Answer(400, rpc_error(Value::Null, -32700, "Parse error"), "");
+        return Routed::Answer(400, rpc_error(Value::Null, -32700, "Parse error"), false);
     };
     let Some(method) = message.get("method").and_then(Value::as_str) else {
-        return Routed::Answer(400, rpc_error(Value::Null, -32600, "Invalid Request"), "");
+        return Routed::Answer(
+            400,
+            rpc_error(Value::Null, -32600, "Invalid Request"),
+            false,
+        );
     };
     let Some(id) = message.get("id").cloned() else {
         // Notifications (notifications/initialized, cancelled…) need no answer.
-        return Routed::Answer(202, Vec::new(), "");
+        return Routed::Answer(202, Vec::new(), false);
     };
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     let result = match method {
@@ -172,11 +184,11 @@ pub(crate) fn route_sync(served: &Served, request: &http::Request) -> Routed {
             return Routed::Answer(
                 200,
                 rpc_error(id, -32601, &format!("Method not found: {other}")),
-                "",
+                false,
             )
         }
     };
-    Routed::Answer(200, rpc_result(id, result), "")
+    Routed::Answer(200, rpc_result(id, result), false)
 }
 
 fn rpc_result(id: Value, result: Value) -> Vec<u8> {

@@ -4,10 +4,11 @@
 //! Why: the JS Tools run on the JS thread. Served from a thread of its own, a Tool call is
 //! four cross-thread wake-ups (agent → bridge thread → JS thread → bridge thread → agent),
 //! and on a small VM each costs tens of µs of CPU; served where the Tools run, the only
-//! wake-ups left are the agent's own. The protocol stays here: request framing and limits
-//! (`http::parse_request`), authentication, the 404/405 rules, JSON-RPC and MCP routing
+//! wake-ups left are the agent's own. The HTTP/1.1 framing is hyper's, polled by hand
+//! (`bridge_conn.rs`); authentication, the 404/405 rules, JSON-RPC and MCP routing
 //! (`bridge::route_sync`) and the answer texts (`bridge::call_answer`) are the very code the
-//! Sandbox MCP relay's requests go through. The host only moves bytes and runs the Tool calls it is handed.
+//! Sandbox MCP relay's requests go through. The host only moves bytes and runs the Tool calls
+//! it is handed.
 //!
 //! Per connection, requests are answered in order: while a Tool call is out, later
 //! requests (a pipelining client) wait in the buffer.
@@ -20,8 +21,8 @@ use aml_ports::{ToolCallError, ToolInvoker, ToolRef, ToolSpec};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{self, call_answer, route_sync, RelayTarget, Routed, Served, BODY_LIMIT};
-use crate::http::{self, ReadError};
+use crate::bridge::{self, RelayTarget, Served};
+use crate::bridge_conn::{Connection, Step};
 
 /// What the host must do next on one connection, in this order: write `write`, start
 /// `call` (its outcome comes back through [`LoopBridge::answer`]), close after the write.
@@ -31,15 +32,6 @@ pub struct Feed {
     /// The Tool and its input (JSON text) to run.
     pub call: Option<(ToolRef, String)>,
     pub close: bool,
-}
-
-#[derive(Default)]
-struct Connection {
-    buffer: Vec<u8>,
-    /// The JSON-RPC id of the Tool call out on this connection, and whether the request
-    /// asked to close afterwards.
-    pending: Option<(Value, bool)>,
-    closed: bool,
 }
 
 /// One bridge whose connections a host serves (see the module comment).
@@ -74,34 +66,21 @@ impl LoopBridge {
 
     /// Bytes read from connection `conn` (a new id opens it).
     pub fn feed(&mut self, conn: u32, bytes: &[u8]) -> Feed {
-        let connection = self.connections.entry(conn).or_default();
-        if connection.closed {
-            return Feed::default();
-        }
-        connection.buffer.extend_from_slice(bytes);
-        let mut feed = Feed::default();
-        advance(&self.served, connection, &mut feed);
-        feed
+        let served = &self.served;
+        let connection = self
+            .connections
+            .entry(conn)
+            .or_insert_with(|| Connection::new(Arc::clone(served)));
+        connection.feed(bytes).into()
     }
 
     /// The outcome of the Tool call out on `conn`: its answer, then whatever the buffered
     /// requests behind it ask for. Nothing when the connection is gone.
     pub fn answer(&mut self, conn: u32, outcome: Result<Value, ToolCallError>) -> Feed {
-        let mut feed = Feed::default();
-        let Some(connection) = self.connections.get_mut(&conn) else {
-            return feed;
-        };
-        let Some((id, close)) = connection.pending.take() else {
-            return feed;
-        };
-        feed.write = http::response(200, &call_answer(id, outcome), "");
-        if close {
-            connection.closed = true;
-            feed.close = true;
-        } else {
-            advance(&self.served, connection, &mut feed);
+        match self.connections.get_mut(&conn) {
+            Some(connection) => connection.answer(outcome).into(),
+            None => Feed::default(),
         }
-        feed
     }
 
     /// Connection `conn` closed: its buffered bytes and any answer owed are dropped.
@@ -132,34 +111,12 @@ impl Drop for LoopBridge {
     }
 }
 
-/// Answers the buffered requests of `connection` up to the next Tool call.
-fn advance(served: &Served, connection: &mut Connection, feed: &mut Feed) {
-    while connection.pending.is_none() && !connection.closed {
-        let request = match http::parse_request(&mut connection.buffer, BODY_LIMIT) {
-            Ok(Some(request)) => request,
-            Ok(None) => return,
-            Err(error) => {
-                let ReadError::Bad(status) = error;
-                feed.write
-                    .extend(http::response(status, b"", "Connection: close\r\n"));
-                connection.buffer.clear();
-                connection.closed = true;
-                feed.close = true;
-                return;
-            }
-        };
-        match route_sync(served, &request) {
-            Routed::Answer(status, body, extra) => {
-                feed.write.extend(http::response(status, &body, extra));
-                if request.close {
-                    connection.closed = true;
-                    feed.close = true;
-                }
-            }
-            Routed::Call { id, tool, input } => {
-                connection.pending = Some((id, request.close));
-                feed.call = Some((tool, input.to_string()));
-            }
+impl From<Step> for Feed {
+    fn from(step: Step) -> Feed {
+        Feed {
+            write: step.write,
+            call: step.call,
+            close: step.close,
         }
     }
 }

@@ -252,3 +252,40 @@ fn initialize_negotiates_a_known_revision_and_tools_list_names_the_lent_tools() 
         json!([{ "name": "add", "description": "adds", "inputSchema": { "type": "object" } }])
     );
 }
+
+#[test]
+fn ambiguous_or_malformed_framing_is_refused_and_closes() {
+    let mut bridge = bridge();
+    let auth = token(&bridge);
+    // Two different lengths could make a proxy and the bridge disagree on where the next
+    // request starts (request smuggling); the hand-written parser took the last one.
+    let twice = format!(
+        "POST /mcp HTTP/1.1\r\nAuthorization: {auth}\r\nContent-Length: 2\r\nContent-Length: 4\r\n\r\n{{}}{{}}"
+    );
+    let feed = bridge.feed(1, twice.as_bytes());
+    assert_eq!(responses(&feed.write)[0].0, "HTTP/1.1 400 Bad Request");
+    assert!(feed.close);
+    let feed = bridge.feed(2, b"POST /mcp HTTP/1.1\r\nContent-Length: x\r\n\r\n");
+    assert_eq!(responses(&feed.write)[0].0, "HTTP/1.1 400 Bad Request");
+    assert!(feed.close);
+    let feed = bridge.feed(3, b"\x01\x02 nonsense\r\n\r\n");
+    assert_eq!(responses(&feed.write)[0].0, "HTTP/1.1 400 Bad Request");
+    assert!(feed.close);
+}
+
+#[test]
+fn a_body_arriving_in_pieces_and_keep_alive_reuse_are_served() {
+    let mut bridge = bridge();
+    let auth = token(&bridge);
+    let request = post(&auth, &call(1, 5), "");
+    let (first, rest) = request.split_at(request.len() - 3);
+    let feed = bridge.feed(1, first);
+    assert_eq!(feed, Feed::default(), "nothing until the body is whole");
+    let feed = bridge.feed(1, rest);
+    assert_eq!(feed.call, Some((ToolRef(7), r#"{"a":5}"#.to_owned())));
+    let feed = bridge.answer(1, Ok(json!(6)));
+    assert!(!feed.close);
+    assert_eq!(responses(&feed.write)[0].1["id"], 1);
+    let feed = bridge.feed(1, &post(&auth, &call(2, 6), ""));
+    assert_eq!(feed.call, Some((ToolRef(7), r#"{"a":6}"#.to_owned())));
+}

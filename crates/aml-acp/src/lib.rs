@@ -14,12 +14,12 @@
 //! No napi here: the binding (`src/acp/session.rs` of the addon) converts events to JSON.
 
 mod bridge;
+mod bridge_conn;
 mod bridge_loop;
 mod config;
 mod connection;
 mod error;
 mod events;
-mod http;
 mod launch;
 mod lines;
 mod permission;

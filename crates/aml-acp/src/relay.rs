@@ -25,7 +25,6 @@ use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::RelayTarget;
-use crate::http;
 use crate::lines::LineSplitter;
 use crate::tail::Tail;
 use crate::transport::{Child, ExternalAgent, Input, Output};
@@ -264,12 +263,11 @@ impl Reader {
         let Ok(body) = STANDARD.decode(frame.body.as_bytes()) else {
             return;
         };
-        let request = http::Request {
+        let request = crate::bridge::Request {
             method: frame.method,
             path: frame.path.split('?').next().unwrap_or_default().to_owned(),
             authorization: frame.authorization,
             body,
-            close: false,
         };
         let target = self.target.clone();
         let answers = self.answers.clone();
