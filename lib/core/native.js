@@ -17,6 +17,9 @@ if (isMainThread) process.once("exit", () => binding.processSupervisorStop(2000)
 export const { jsonSchemaProblem, liveDomains, primitiveKinds } = binding
 
 // Process supervision (src/process*.rs): free functions over integer process handles.
+// The journal in a Restate Virtual Object (src/journal/restate.rs).
+export const { restateJournalClose, restateJournalLoad, restateJournalOpen, restateJournalRecord } = binding
+
 export const {
   liveProcesses,
   processCloseOutput,

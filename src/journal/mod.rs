@@ -2,3 +2,4 @@
 
 pub mod index;
 pub mod positions;
+pub mod restate;
