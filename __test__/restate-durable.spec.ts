@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
+import { startMoto, type Moto } from "./support/moto.js"
 import { startProxy, startRestate, startWorker, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
 
 const script = fileURLToPath(new URL("./fixtures/restate/worker.mjs", import.meta.url))
@@ -23,6 +24,7 @@ interface Call {
 }
 
 let server: RestateServer
+let moto: Moto
 let proxy: Proxy
 /** The workers the proxy forwards to, first alive first. */
 let workers: Worker[] = []
@@ -70,6 +72,7 @@ function count(list: (string | undefined)[], value: string) {
 
 beforeAll(async () => {
   writeFileSync(callLog, "")
+  moto = await startMoto()
   server = await startRestate()
   proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
   await workerPair("")
@@ -80,6 +83,7 @@ afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop()))
   await proxy?.stop()
   await server?.stop()
+  await moto?.stop()
   rmSync(callLog, { force: true })
 }, 60_000)
 
@@ -101,5 +105,114 @@ describe("a worker dies between steps", () => {
     // Steps 1-3 on the killed worker, 4-6 on the second.
     expect(log.filter((call) => call.event === "start" && call.pid === first!.child.pid).map((call) => call.prompt)).toEqual(["step 1", "step 2", "step 3"])
     expect(log.filter((call) => call.event === "attempt").length).toBe(2)
+  }, 120_000)
+})
+
+/** The call log of one run: cleared, then `run`, then read. */
+async function logged<T>(run: () => Promise<T>): Promise<[T, Call[]]> {
+  writeFileSync(callLog, "")
+  const result = await run()
+  return [result, calls()]
+}
+
+function startedOn(log: Call[], pid: number | undefined) {
+  return log.filter((call) => call.event === "start" && call.pid === pid).map((call) => call.prompt)
+}
+
+describe("a worker dies under concurrency", () => {
+  it("a <Parallel> of 8 Agents under maxConcurrentAgents 3: no settled branch runs twice", async () => {
+    await workerPair("")
+    const clean = await runWorkflow("Fan")
+    expect(clean.status).toBe(200)
+    // Killed as the fifth provider call starts: two branches settled by then.
+    await workerPair("start:5")
+    const [killed, log] = await logged(() => runWorkflow("Fan"))
+    expect(killed.status).toBe(200)
+    expect(killed.body).toBe(clean.body)
+    const first = workers[0]!.child.pid
+    expect(workers[0]!.child.signalCode).toBe("SIGKILL")
+    const settledFirst = log.filter((call) => call.event === "settled" && call.pid === first).map((call) => call.prompt)
+    expect(settledFirst.length, JSON.stringify(log)).toBeGreaterThanOrEqual(2)
+    const second = startedOn(log, workers[1]!.child.pid)
+    for (const prompt of settledFirst) expect(second, `${prompt} settled before the kill`).not.toContain(prompt)
+    const settled = prompts(log, "settled")
+    for (let i = 1; i <= 8; i++) expect(count(settled, `branch ${i}`), `branch ${i}`).toBe(1)
+  }, 120_000)
+
+  it("a worker killed during an Agent call: that Agent runs again, nothing else does", async () => {
+    await workerPair("during:step 2")
+    const [killed, log] = await logged(() => runWorkflow("Chain"))
+    expect(killed.status).toBe(200)
+    expect(JSON.parse(killed.body)).toBe("step 1 ok|step 2 ok|step 3 ok|step 4 ok|step 5 ok|step 6 ok")
+    const started = prompts(log, "start")
+    expect(count(started, "step 1")).toBe(1)
+    expect(count(started, "step 2")).toBe(2)
+    for (let i = 3; i <= 6; i++) expect(count(started, `step ${i}`)).toBe(1)
+    expect(startedOn(log, workers[0]!.child.pid)).toEqual(["step 1", "step 2"])
+  }, 120_000)
+})
+
+describe("Workspaces across workers", () => {
+  it("an s3Workspace saved by the dead worker is restored by the second, which finishes", async () => {
+    const bucket = await moto.bucket()
+    await workerPair("before:review")
+    const id = `saved-${process.pid}-${++ids}`
+    const [done, log] = await logged(() => runWorkflow("Saved", { bucket, endpoint: moto.endpoint, id }))
+    expect(done.status, done.body).toBe(200)
+    const first = workers[0]!.child.pid
+    expect(workers[0]!.child.signalCode).toBe("SIGKILL")
+    // The draft was written once, by the first worker, and the second reviewed that revision.
+    expect(JSON.parse(done.body)).toBe(`review draft ok by ${first} ok`)
+    expect(count(prompts(log, "start"), "draft")).toBe(1)
+    expect(startedOn(log, workers[1]!.child.pid)).toEqual([`review draft ok by ${first}`])
+  }, 120_000)
+})
+
+describe("submission, failures, changed code, cancellation", () => {
+  it("submitting the same workflow id twice runs it once", async () => {
+    await workerPair("")
+    const id = `twice-${process.pid}-${++ids}`
+    const [[first, second], log] = await logged(async () => [await runWorkflow("Chain", {}, id), await runWorkflow("Chain", {}, id)])
+    expect(first.status).toBe(200)
+    expect(second.status).toBe(200)
+    expect(second.body).toBe(first.body)
+    expect(first.receipt.status).toBe("Accepted")
+    expect(second.receipt.status).toBe("PreviouslyAccepted")
+    expect(log.filter((call) => call.event === "attempt").length).toBe(1)
+    for (let i = 1; i <= 6; i++) expect(count(prompts(log, "start"), `step ${i}`)).toBe(1)
+  }, 120_000)
+
+  it("a non-retryable failure ends the invocation without retries", async () => {
+    await workerPair("")
+    const [failed, log] = await logged(() => runWorkflow("Broken"))
+    expect(failed.status).toBeGreaterThanOrEqual(400)
+    expect(failed.body).toContain("Agent span-1 has no provider")
+    expect(log.filter((call) => call.event === "attempt").length).toBe(1)
+  }, 120_000)
+
+  it("a changed prompt under a running invocation re-runs that step; the others replay", async () => {
+    await workerPair("before:third", { PROMPT_VERSION: "1" }, { PROMPT_VERSION: "2" })
+    const [done, log] = await logged(() => runWorkflow("Changed"))
+    expect(done.status).toBe(200)
+    expect(JSON.parse(done.body)).toBe("first ok|second v2 ok|third ok")
+    const started = prompts(log, "start")
+    expect(count(started, "first")).toBe(1)
+    expect(count(started, "second v1")).toBe(1)
+    expect(count(started, "second v2")).toBe(1)
+    expect(startedOn(log, workers[1]!.child.pid)).toEqual(["second v2", "third"])
+  }, 120_000)
+
+  it("cancelling the invocation aborts the evaluation's signal", async () => {
+    await workerPair("")
+    writeFileSync(callLog, "")
+    const id = `cancel-${process.pid}-${++ids}`
+    const submitted = await fetch(`${server.ingress}/Slow/${id}/run/send`, { body: "{}", headers: { "content-type": "application/json" }, method: "POST" })
+    const { invocationId } = (await submitted.json()) as { invocationId: string }
+    while (!calls().some((call) => call.event === "start" && call.prompt === "slow")) await new Promise((resolve) => setTimeout(resolve, 20))
+    await server.cancel(invocationId)
+    const output = await fetch(`${server.ingress}/restate/workflow/Slow/${id}/attach`)
+    expect(output.status).toBe(409)
+    expect(calls().filter((call) => call.event === "aborted").map((call) => call.prompt)).toEqual(["slow"])
+    expect(calls().filter((call) => call.event === "attempt").length).toBe(1)
   }, 120_000)
 })

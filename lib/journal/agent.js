@@ -64,13 +64,12 @@ async function replayStateCalls(request, owned, calls) {
   for (const input of calls) await tool.execute(input, undefined)
 }
 
+/** The provider's answer; the caller holds the concurrency slot and releases it once the step is recorded. */
 async function callProvider(domain, task, entry, structured, request, label, lease, skillRefs) {
   // Built only for a real call: a replay has no provider to hand it to.
   const context = createExecutionContext(domain, request.trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const local = structured !== undefined || domain.localTasks[task] > 0
-  const waiting = domain.agentSlot(task, label)
-  if (waiting !== undefined) await waiting
   try {
     return skillRefs.length === 0
       ? await callAgentProvider(domain, local, entry.provider, request, context, label)
@@ -81,7 +80,6 @@ async function callProvider(domain, task, entry, structured, request, label, lea
         )
   } finally {
     lease.open = false
-    domain.releaseAgentSlot()
   }
 }
 
@@ -191,24 +189,45 @@ async function runJournaled(domain, task, entry, structured, request, label, lea
     }
     stateCalls = owned.length === 0 ? undefined : []
     const providerRequest = recordingRequest(request, owned, stateCalls)
-    response = await callProvider(domain, task, entry, structured, providerRequest, label, lease, skillRefs)
+    let recorded
+    const waiting = domain.agentSlot(task, label)
+    if (waiting !== undefined) await waiting
+    try {
+      response = await callProvider(domain, task, entry, structured, providerRequest, label, lease, skillRefs)
+      recorded = await settleAndRecord(domain, task, structured, response, label, stateCalls, key, digest)
+    } finally {
+      // Only now: a queued Agent starts once this step's record is durable (docs/JOURNAL.md).
+      domain.releaseAgentSlot()
+    }
+    return native.agentDone(task, recorded.text, recorded.output)
   }
+  const { text, output } = await settle(domain, structured, response, label, false)
+  return native.agentDone(task, text, output)
+}
+
+/** The accepted answer of a live call, recorded: `{ text, output }` for agentDone. */
+async function settleAndRecord(domain, task, structured, response, label, stateCalls, key, digest) {
+  const settled = await settle(domain, structured, response, label, true)
+  const value = settled.value
+  if (stateCalls !== undefined && stateCalls.length > 0) value.stateCalls = Object.freeze(stateCalls)
+  const pending = domain.journal.record(key, "agent", digest, value)
+  if (pending !== undefined) await pending
+  return settled
+}
+
+/** Reads (and for structured output accepts) `response`; `live`: also the value to record. */
+async function settle(domain, structured, response, label, live) {
   let text = ""
   let output
   let value
   if (structured !== undefined) {
     const accepted = await structured.accept(response, label)
     output = structured.output(accepted)
-    if (!replay) value = { structured: snapshotJson(masked(readStructured, response), "Agent structured output") }
+    if (live) value = { structured: snapshotJson(masked(readStructured, response), "Agent structured output") }
   } else {
     text = masked(readText, response, label)
     output = domain.tracing ? text : ""
-    if (!replay) value = { text }
+    if (live) value = { text }
   }
-  if (!replay) {
-    if (stateCalls !== undefined && stateCalls.length > 0) value.stateCalls = Object.freeze(stateCalls)
-    const pending = session.record(key, "agent", digest, value)
-    if (pending !== undefined) await pending
-  }
-  return native.agentDone(task, text, output)
+  return { output, text, value }
 }

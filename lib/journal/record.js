@@ -1,7 +1,8 @@
 // Recording the common journaled Agent (docs/JOURNAL.md): plain text, no structured output,
 // no Skills to stage, no Loop state Tool. Its provider call is the plain Agent path's (one
 // reaction on the provider's promise, attached masked: startProviderThen in lib/agents/call.js),
-// and its answer is appended to the journal in that reaction, before the Agent completes.
+// and its answer is appended to the journal in that reaction, before the Agent completes and
+// before its concurrency slot is released (so a queued Agent starts only once it is durable).
 // On the one-call path (lib/agents/direct.js) the reaction also lands the text and finishes the
 // task, as the plain path's does, so recording adds no promise of its own there; with a
 // built-in memory journal, landing and recording are one engine call (the answer stays
@@ -41,7 +42,6 @@ export function recordTextAgent(domain, task, entry, request, label, lease, dire
   const fulfilled = (response) => {
     const aborted = domain.signal.aborted
     lease.open = false
-    domain.releaseAgentSlot()
     const session = domain.journal
     let text
     let pending
@@ -57,7 +57,21 @@ export function recordTextAgent(domain, task, entry, request, label, lease, dire
         pending = session.recordText(task, text)
       }
     } catch (error) {
+      domain.releaseAgentSlot()
       throw direct === false ? error : failedText(domain, task, error, direct)
+    }
+    if (pending === undefined) {
+      domain.releaseAgentSlot()
+    } else {
+      // The slot is this step's until its record is durable: a queued Agent starting before
+      // would run on while the record is still in flight (a worker killed then re-runs it).
+      pending = pending.then(
+        () => domain.releaseAgentSlot(),
+        (error) => {
+          domain.releaseAgentSlot()
+          throw error
+        },
+      )
     }
     if (landed) {
       direct(false)
