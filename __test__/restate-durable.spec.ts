@@ -2,7 +2,7 @@
 // 127.0.0.1 and workers on Node 22 behind one loopback proxy. A worker SIGKILLs itself at a
 // chosen point (fixtures/restate/worker.mjs, KILL); Restate retries on the other worker, which
 // replays what the journal object holds. Provider calls are logged to a file outside the workers.
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -73,7 +73,8 @@ function count(list: (string | undefined)[], value: string) {
 beforeAll(async () => {
   writeFileSync(callLog, "")
   moto = await startMoto()
-  server = await startRestate()
+  // Short server defaults, so the long-step case shows what amlWorkflow's own timeouts change.
+  server = await startRestate({ RESTATE_WORKER__INVOKER__ABORT_TIMEOUT: "1s", RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: "1s" })
   proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
   await workerPair("")
   await server.register(proxy.uri)
@@ -85,6 +86,11 @@ afterAll(async () => {
   await server?.stop()
   await moto?.stop()
   rmSync(callLog, { force: true })
+  // Nothing is left behind: no worker or server process, no data directory.
+  for (const pid of [...workers.map((worker) => worker.child.pid), server?.pid]) {
+    expect(() => process.kill(pid!, 0), `pid ${pid}`).toThrow()
+  }
+  expect(existsSync(server.dataDir)).toBe(false)
 }, 60_000)
 
 describe("a worker dies between steps", () => {
@@ -214,5 +220,29 @@ describe("submission, failures, changed code, cancellation", () => {
     expect(output.status).toBe(409)
     expect(calls().filter((call) => call.event === "aborted").map((call) => call.prompt)).toEqual(["slow"])
     expect(calls().filter((call) => call.event === "attempt").length).toBe(1)
+  }, 120_000)
+})
+
+describe("long steps", () => {
+  it("an Agent call longer than the server's inactivity and abort timeouts completes under amlWorkflow's defaults", async () => {
+    await workerPair("")
+    const [done, log] = await logged(() => runWorkflow("Long"))
+    expect(done.status, done.body).toBe(200)
+    expect(JSON.parse(done.body)).toBe("slow ok")
+    expect(log.filter((call) => call.event === "attempt").length).toBe(1)
+    expect(prompts(log, "aborted")).toEqual([])
+  }, 120_000)
+
+  it("with short timeouts Restate ends the attempt under the Agent, and AML stops it", async () => {
+    await workerPair("")
+    writeFileSync(callLog, "")
+    const id = `hasty-${process.pid}-${++ids}`
+    const submitted = await fetch(`${server.ingress}/Hasty/${id}/run/send`, { body: "{}", headers: { "content-type": "application/json" }, method: "POST" })
+    const { invocationId } = (await submitted.json()) as { invocationId: string }
+    const deadline = Date.now() + 60_000
+    while (!calls().some((call) => call.event === "aborted") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(prompts(calls(), "aborted")).toContain("slow")
+    expect(prompts(calls(), "settled")).not.toContain("slow")
+    await server.cancel(invocationId)
   }, 120_000)
 })

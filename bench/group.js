@@ -4,6 +4,7 @@ const groups = {
   agents: async () => (await import("./agents.js")).agentBenchmarks(),
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
   docker: async () => (await import("./docker.js")).dockerBenchmarks(),
+  durable: async () => (await import("./durable.js")).durableBenchmarks(),
   faults: async () => (await import("./faults.js")).faultBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
   journal: async () => (await import("./journal.js")).journalBenchmarks(),

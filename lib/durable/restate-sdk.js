@@ -19,13 +19,18 @@ export function checkNode(versions = process.versions, hasResolvers = typeof Pro
 export async function restateSdk() {
   if (loaded !== undefined) return loaded
   checkNode()
+  loaded = await importPeer(RESTATE_PACKAGE)
+  return loaded
+}
+
+/** Imports the optional peer `specifier`, or throws the error that says how to install it. */
+export async function importPeer(specifier) {
   try {
-    loaded = await import(RESTATE_PACKAGE)
+    return await import(specifier)
   } catch (error) {
-    if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(RESTATE_PACKAGE)) {
-      throw new Error(`@aml-jsx/sdk/restate needs the optional peer dependency ${RESTATE_PACKAGE}: npm install ${RESTATE_PACKAGE}`, { cause: error })
+    if (error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(specifier)) {
+      throw new Error(`@aml-jsx/sdk/restate needs the optional peer dependency ${specifier}: npm install ${specifier}`, { cause: error })
     }
     throw error
   }
-  return loaded
 }
