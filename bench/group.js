@@ -5,6 +5,7 @@ const groups = {
   cli: async () => (await import("./cli.js")).cliBenchmarks(),
   docker: async () => (await import("./docker.js")).dockerBenchmarks(),
   durable: async () => (await import("./durable.js")).durableBenchmarks(),
+  scaling: async () => (await import("./scaling.js")).scalingBenchmarks(),
   faults: async () => (await import("./faults.js")).faultBenchmarks(),
   evaluator: async () => (await import("./evaluator.js")).evaluatorBenchmarks(),
   journal: async () => (await import("./journal.js")).journalBenchmarks(),

@@ -1,0 +1,128 @@
+// How cost grows with the size of the work (issue 26 §3): components, fanned-out Agents and
+// Tool calls at 2,000 / 20,000 / 200,000 items, and 10,000 Agents in flight at once.
+//
+// Every size runs in the same process after a warm-up at that size, and the per-item median
+// of each size is compared with the smallest one: a data structure that grows with the tree
+// and costs more than O(1) per step shows up as a ratio well above 1. The target is ≤ 1.25×
+// at 200,000 against 2,000.
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+import { z } from "zod"
+
+import { Agent, AmlRuntime, Tool, defineTool, evaluate } from "../index.js"
+import { jsx } from "../jsx-runtime/index.js"
+
+const SIZES = [2_000, 20_000, 200_000]
+const IN_FLIGHT = 10_000
+
+/** Rounds per size: enough for a median, bounded so 200,000 items stay a few seconds. */
+function roundsFor(items) {
+  return items >= 200_000 ? 5 : items >= 20_000 ? 7 : 11
+}
+
+async function perItem(items, run) {
+  const rounds = roundsFor(items)
+  await run()
+  globalThis.gc?.()
+  const samples = []
+  for (let i = 0; i < rounds; i++) {
+    const started = performance.now()
+    await run()
+    samples.push(((performance.now() - started) * 1000) / items)
+    // Each round starts from a collected heap, so one round's garbage is not the next's cost.
+    globalThis.gc?.()
+  }
+  samples.sort((a, b) => a - b)
+  return samples[Math.floor(samples.length / 2)]
+}
+
+async function group(label, workload) {
+  const medians = []
+  for (const items of SIZES) medians.push(await perItem(items, () => workload(items)))
+  const cells = SIZES.map((items, i) => `${items.toLocaleString("en-US")}: ${medians[i].toFixed(2)} µs`).join(", ")
+  const ratio = medians[medians.length - 1] / medians[0]
+  console.log(`${label.padEnd(34)} ${cells}  (200,000 / 2,000: ${ratio.toFixed(2)}×, target ≤ 1.25×)`)
+}
+
+// --- the workloads -------------------------------------------------------------------------
+
+function SyncLeaf() {
+  return "s"
+}
+
+async function AsyncLeaf() {
+  return "a"
+}
+
+function components(items) {
+  const children = new Array(items)
+  for (let i = 0; i < items; i++) children[i] = jsx(i % 2 === 0 ? SyncLeaf : AsyncLeaf, { i })
+  return jsx(function Root() {
+    return children
+  }, {})
+}
+
+function FanOut({ items }) {
+  const pending = new Array(items)
+  for (let i = 0; i < items; i++) pending[i] = evaluate(jsx(Agent, { children: `task ${i}` }))
+  return Promise.all(pending).then((results) => results.length)
+}
+
+const add = defineTool({
+  description: "Add two numbers",
+  execute: ({ a, b }) => a + b,
+  input: z.object({ a: z.number(), b: z.number() }),
+  name: "add",
+})
+
+function toolCaller(items) {
+  return {
+    name: "bench",
+    async run(request, context) {
+      const tool = request.tools[0]
+      for (let i = 0; i < items; i++) await tool.execute({ a: i, b: 1 }, context)
+      return { text: "done" }
+    },
+  }
+}
+
+const echo = {
+  name: "bench",
+  async run(request) {
+    return { text: request.prompt.length > 40 ? "long" : request.prompt }
+  },
+}
+
+/**
+ * 10,000 Agents in flight at once, each in a fresh process (bench/scaling-in-flight.js) so
+ * the RSS it reports is that run's own growth, not a previous round's heap; median of 5.
+ */
+function inFlight() {
+  const script = fileURLToPath(new URL("./scaling-in-flight.js", import.meta.url))
+  const runs = []
+  for (let i = 0; i < 5; i++) {
+    const child = spawnSync(process.execPath, ["--expose-gc", script, String(IN_FLIGHT)], { encoding: "utf8" })
+    if (child.status !== 0) throw new Error(`in-flight run failed: ${child.stderr}`)
+    runs.push(JSON.parse(child.stdout))
+  }
+  const median = (key) => runs.map((run) => run[key]).sort((a, b) => a - b)[2]
+  console.log(
+    `${"10,000 Agents in flight (50 ms timer)".padEnd(34)} ${median("usPerAgent").toFixed(2)} µs/Agent beyond the timer, ` +
+      `peak RSS ${(median("rssPerAgent") / 1024).toFixed(2)} KiB per in-flight Agent (median of 5 processes)`,
+  )
+}
+
+export async function scalingBenchmarks() {
+  const plain = new AmlRuntime({ maxDepth: 0 })
+  await group("components (mixed sync/async)", (items) => plain.evaluate(components(items)))
+
+  const agents = new AmlRuntime({ agentProvider: echo, maxAgentCalls: 0, maxConcurrentAgents: 0 })
+  await group("fanned-out Agents", (items) => agents.evaluate(jsx(FanOut, { items })))
+
+  const runtimes = new Map(SIZES.map((items) => [items, new AmlRuntime({ agentProvider: toolCaller(items) })]))
+  const grant = jsx(Agent, { children: [jsx(Tool, { use: add }), "add"] })
+  await group("Tool calls from a provider", (items) => runtimes.get(items).evaluate(grant))
+
+  inFlight()
+}
