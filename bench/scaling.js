@@ -8,10 +8,10 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-import { z } from "zod"
-
-import { Agent, AmlRuntime, Tool, defineTool, evaluate } from "../index.js"
+import { Agent, AmlRuntime, Tool, evaluate } from "../index.js"
 import { jsx } from "../jsx-runtime/index.js"
+
+import { add } from "./tools.js"
 
 const SIZES = [2_000, 20_000, 200_000]
 const IN_FLIGHT = 10_000
@@ -71,13 +71,6 @@ function FanOut({ items }) {
   for (let i = 0; i < items; i++) pending.push(evaluate(jsx(Agent, { children: `task ${i}` })))
   return Promise.all(pending).then((results) => results.length)
 }
-
-const add = defineTool({
-  description: "Add two numbers",
-  execute: ({ a, b }) => a + b,
-  input: z.object({ a: z.number(), b: z.number() }),
-  name: "add",
-})
 
 function toolCaller(items) {
   return {

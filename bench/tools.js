@@ -11,7 +11,8 @@ import { measure } from "./harness.js"
 const CALLS = 2_000
 const STRUCTURED = 1_000
 
-const add = defineTool({
+/** The Tool of the Tool workloads (also the scaling group's). */
+export const add = defineTool({
   description: "Add two numbers",
   execute: ({ a, b }) => ({ sum: a + b }),
   input: z.object({ a: z.number(), b: z.number() }),
