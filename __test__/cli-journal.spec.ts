@@ -68,6 +68,22 @@ describe("--journal", () => {
     }
   })
 
+  it("is listed in --help next to --quiet; the other options' lines are unchanged", async () => {
+    const { stdout } = await runCli(["--help"])
+    expect(stdout.slice(stdout.indexOf("Options:"))).toBe(
+      "Options:\n" +
+        "  -e, --entry <name>          Select a named export\n" +
+        "  --runtime-env-file <file>   Apply an explicit env file last\n" +
+        "  --trace                     Write metadata-only trace events to stderr\n" +
+        "  --capture-content           Include sensitive content in trace output; implies --trace\n" +
+        "  --json                      Write a JSON success envelope to stdout\n" +
+        "  --journal <file>            Record the run in a file journal; rerunning resumes it\n" +
+        "  -q, --quiet                 Print only failures on stderr (no progress, no run lines)\n" +
+        "  -h, --help                  Display this message\n" +
+        "  -v, --version               Display version number\n",
+    )
+  })
+
   it("asks for the file", async () => {
     const result = await runCli(["run", workflow, "--journal"])
     expect(result).toMatchObject({ code: 1, stdout: "", stderr: "aml: option `--journal <file>` value is missing\n" })
