@@ -81,10 +81,10 @@ describe("on a terminal", () => {
 
   // Both steps released as soon as the Agent waits: with the display on, its header would be
   // on screen by then (it is drawn when the evaluation starts, before any step).
-  async function runReleased(args: string[]) {
+  async function runReleased(args: string[], env: Record<string, string> = {}) {
     const dir = tempDir("aml-cli-progress-")
     try {
-      const cli = startCliInPty(["run", workflow, ...args], { env: { AML_PROGRESS_DIR: dir.path } })
+      const cli = startCliInPty(["run", workflow, ...args], { env: { AML_PROGRESS_DIR: dir.path, ...env } })
       await cli.waitFor("fixture: waiting for agent-go")
       writeFileSync(join(dir.path, "script-go"), "")
       writeFileSync(join(dir.path, "agent-go"), "")
@@ -97,7 +97,9 @@ describe("on a terminal", () => {
   it("draws the header before the first step (the control for the cases below)", async () => {
     const { code, output } = await runReleased([])
     expect(code).toBe(0)
-    expect(output.indexOf("aml: running")).toBeLessThan(output.indexOf("fixture: waiting for agent-go"))
+    const header = output.indexOf("aml: running")
+    expect(header).toBeGreaterThan(-1)
+    expect(header).toBeLessThan(output.indexOf("fixture: waiting for agent-go"))
   })
 
   it("--quiet: no display and no run lines, only the result", async () => {
@@ -105,6 +107,13 @@ describe("on a terminal", () => {
     expect(code).toBe(0)
     expect(output).not.toContain(ESC)
     expect(output.replace(/\r\n/g, "\n")).toBe("fixture: waiting for agent-go\ndrafted checked\n")
+  })
+
+  it("TERM=dumb: no display (no cursor movement there)", async () => {
+    const { code, output } = await runReleased([], { TERM: "dumb" })
+    expect(code).toBe(0)
+    expect(output).not.toContain(ESC)
+    expect(output).not.toContain("aml: running")
   })
 
   it("--json: no display; the run lines as in a pipe", async () => {
