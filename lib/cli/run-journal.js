@@ -6,14 +6,15 @@
 import { resolve } from "node:path"
 
 /**
- * Opens `file` (relative to `cwd`) with the SDK's `createFileJournal`; resolves with
- * `{ journal, path, steps }`, `steps` the number of recorded steps (distinct keys: a key
- * recorded twice is one step whose later entry wins).
+ * Opens `file` (relative to `cwd`) with the SDK's `createFileJournal`; returns
+ * `{ journal, path, steps, keptLine() }`, `steps` the number of recorded steps (distinct
+ * keys: a key recorded twice is one step whose later entry wins) and `keptLine()` the line
+ * for after a failure, counted then.
  */
 export function openRunJournal(createFileJournal, file, cwd, workflowPath, exportName) {
   const path = resolve(cwd, file)
   const journal = createFileJournal(path, { workflow: `${workflowPath}#${exportName}` })
-  return { journal, path, steps: recordedSteps(journal) }
+  return { journal, path, steps: recordedSteps(journal), keptLine: () => keptLine(path, journal) }
 }
 
 function recordedSteps(journal) {
@@ -30,6 +31,6 @@ export function resumeLine(path, count) {
 }
 
 /** The stderr line after a failed journaled run: what a rerun of the same command will skip. */
-export function keptLine(opened) {
-  return `aml: journal ${opened.path} keeps ${steps(recordedSteps(opened.journal))}; run the same command again to resume`
+function keptLine(path, journal) {
+  return `aml: journal ${path} keeps ${steps(recordedSteps(journal))}; run the same command again to resume`
 }

@@ -4,8 +4,6 @@ import { dirname } from "node:path"
 import { formatFailure } from "./diagnostics.js"
 import { applyRuntimeEnvFile, applyWorkflowEnv, resolveRuntimeEnvFile } from "./env-layers.js"
 import { importWorkflow, prepareWorkflow, resolveWorkflowFile } from "./load-workflow.js"
-import { ProgressDisplay, progressWanted } from "./progress/display.js"
-import { keptLine, openRunJournal, resumeLine } from "./run-journal.js"
 import { RunSignalCancellation } from "./run-signal-cancellation.js"
 import { selectExport } from "./select-export.js"
 
@@ -29,6 +27,15 @@ function untilAborted(value, signal) {
       },
     )
   })
+}
+
+/**
+ * Whether the progress display applies (docs/CLI.md "Progress"): both streams are terminals
+ * that understand cursor movement, and the output is for a person. Decided here so that a
+ * run through pipes never loads lib/cli/progress/ (cold start).
+ */
+function progressWanted(options, env = process.env) {
+  return process.stdout.isTTY === true && process.stderr.isTTY === true && env.TERM !== "dumb" && !options.quiet && !options.json
 }
 
 // Where the run's own stderr lines go: above the progress block when there is one.
@@ -60,6 +67,7 @@ async function evaluateWorkflow(options, signal, display, state) {
   let journal
   if (options.journal !== undefined) {
     const exportName = options.entry ?? (Object.hasOwn(namespace, "default") ? "default" : "main")
+    const { openRunJournal, resumeLine } = await import("./run-journal.js")
     const opened = openRunJournal(createFileJournal, options.journal, cwd, path, exportName)
     journal = opened.journal
     state.journal = opened
@@ -90,9 +98,13 @@ async function evaluateWorkflow(options, signal, display, state) {
 /** Runs the command; resolves with the process exit code (never rejects). */
 export async function runCommand(options) {
   const cancellation = new RunSignalCancellation()
-  const display = progressWanted(options) ? new ProgressDisplay({ signal: cancellation.signal }) : undefined
   const state = {}
+  let display
   try {
+    if (progressWanted(options)) {
+      const { ProgressDisplay } = await import("./progress/display.js")
+      display = new ProgressDisplay({ signal: cancellation.signal })
+    }
     const outcome = await evaluateWorkflow(options, cancellation.signal, display, state)
     // A run that completed while a signal was arriving still counts as interrupted.
     if (cancellation.exitCode !== undefined) {
@@ -108,7 +120,7 @@ export async function runCommand(options) {
     // as: an Agent cancelled by the signal rejects with its wrapper around the reason.
     display?.stop()
     stderrLine(formatFailure(cancellation.exitCode === undefined ? error : cancellation.signal.reason))
-    if (state.journal !== undefined && !options.quiet) stderrLine(keptLine(state.journal))
+    if (state.journal !== undefined && !options.quiet) stderrLine(state.journal.keptLine())
     return cancellation.exitCode ?? 1
   } finally {
     display?.stop()

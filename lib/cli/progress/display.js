@@ -13,14 +13,6 @@ import { renderProgress } from "./render.js"
 
 const TICK_MS = 100
 
-/**
- * Whether the display applies: both streams are terminals that understand cursor movement
- * (not `TERM=dumb`), and the output is for a person (no --quiet, no --json).
- */
-export function progressWanted(options, stdout = process.stdout, stderr = process.stderr, env = process.env) {
-  return stdout.isTTY === true && stderr.isTTY === true && env.TERM !== "dumb" && !options.quiet && !options.json
-}
-
 export class ProgressDisplay {
   tracker = new ProgressTracker()
   #stderr
