@@ -84,4 +84,14 @@ describe("cause chains", () => {
         "    caused by: 401 Unauthorized\n",
     )
   })
+
+  it("lists the members of an aggregate inside the chain, with their causes", async () => {
+    expect(await failure(causes, "nestedAggregate")).toBe(
+      "aml: release failed\n" +
+        "  caused by: 2 cleanups failed\n" +
+        "    including: lease expired\n" +
+        "    including: bucket gone\n" +
+        "      caused by: 404 Not Found\n",
+    )
+  })
 })

@@ -79,16 +79,25 @@ function details(error, indent, seen, depth) {
     current = read(current, "cause")
     seen.add(current)
     text += `\n${indent}caused by: ${describe(current, indent)}`
+    // An aggregate inside the chain lists its members too, under its own line.
+    if (current instanceof AggregateError) text += members(current, `${indent}  `, seen, depth)
   }
-  // An AggregateError (a Parallel's branches, several cleanups) lists what it aggregates,
-  // each member with its own causes: the reason a branch failed is usually in them.
-  if (error instanceof AggregateError && Array.isArray(error.errors)) {
-    for (const inner of error.errors) {
-      text += `\n${indent}including: ${describe(inner, indent)}`
-      if (depth < MAX_DEPTH && typeof inner === "object" && inner !== null && !seen.has(inner)) {
-        seen.add(inner)
-        text += details(inner, `${indent}  `, seen, depth + 1)
-      }
+  // An AggregateError (a Parallel's branches, several cleanups) lists what it aggregates.
+  if (error instanceof AggregateError) text += members(error, indent, seen, depth)
+  return text
+}
+
+// One `including:` line per member, each followed by the member's own causes one level
+// deeper: the reason a branch failed is usually in them.
+function members(aggregate, indent, seen, depth) {
+  let text = ""
+  const errors = read(aggregate, "errors")
+  if (!Array.isArray(errors)) return text
+  for (const inner of errors) {
+    text += `\n${indent}including: ${describe(inner, indent)}`
+    if (depth < MAX_DEPTH && typeof inner === "object" && inner !== null && !seen.has(inner)) {
+      seen.add(inner)
+      text += details(inner, `${indent}  `, seen, depth + 1)
     }
   }
   return text
