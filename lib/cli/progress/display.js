@@ -19,6 +19,7 @@ export class ProgressDisplay {
   #stdout
   #writeErr
   #writeOut
+  #ownWrite
   #lines = 0
   #midLine = false
   #timer = undefined
@@ -36,6 +37,7 @@ export class ProgressDisplay {
     this.#signal = signal
     this.#writeErr = stderr.write
     this.#writeOut = stdout.write
+    this.#ownWrite = [Object.hasOwn(stderr, "write"), Object.hasOwn(stdout, "write")]
     // Foreign writes go around the block (see the header comment).
     stderr.write = (chunk, ...rest) => this.#around(this.#writeErr, stderr, chunk, rest)
     stdout.write = (chunk, ...rest) => this.#around(this.#writeOut, stdout, chunk, rest)
@@ -65,8 +67,11 @@ export class ProgressDisplay {
     this.#stopped = true
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#clear()
-    this.#stderr.write = this.#writeErr
-    this.#stdout.write = this.#writeOut
+    // Back to exactly what was there: the prototype's method, or a write of someone else's.
+    if (this.#ownWrite[0]) this.#stderr.write = this.#writeErr
+    else delete this.#stderr.write
+    if (this.#ownWrite[1]) this.#stdout.write = this.#writeOut
+    else delete this.#stdout.write
     process.removeListener("exit", this.#onExit)
   }
 
