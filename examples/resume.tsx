@@ -2,6 +2,9 @@
 // of a three-step pipeline hits a provider outage; the retry passes the same journal, so the
 // provider is called only for the step that had not settled, and the text is the one an
 // uninterrupted run gives. `describeFailure` says what failed and whether retrying can help.
+// This file retries inside one process, so it builds its own runtime; a workflow that only
+// exports its tree gets the same from the CLI: `aml run flow.tsx --journal run.journal`,
+// and after a failure the same command again (docs/CLI.md "Resuming with --journal").
 import { Agent, AmlRuntime, createMemoryJournal, describeFailure, evaluate } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider } from "@aml-jsx/sdk/testing"
 

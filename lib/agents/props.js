@@ -3,6 +3,7 @@
 
 import { masked } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 import { captureAgentProvider } from "../core/provider-shape.js"
 
@@ -11,18 +12,18 @@ const DEFAULT_PERMISSIONS = Object.freeze({ filesystem: "read-write", network: t
 function readPermissions(value) {
   if (value === undefined) return DEFAULT_PERMISSIONS
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new EvaluationError("<Agent> permissions must be an object")
+    throw propTypeError("<Agent> permissions must be an object", value)
   }
   const filesystem = value.filesystem
   if (filesystem !== undefined && filesystem !== "read-only" && filesystem !== "read-write") {
-    throw new EvaluationError('<Agent> permissions.filesystem must be "read-only" or "read-write"')
+    throw propTypeError('<Agent> permissions.filesystem must be "read-only" or "read-write"', filesystem)
   }
   const permissions = { ...DEFAULT_PERMISSIONS }
   if (filesystem !== undefined) permissions.filesystem = filesystem
   for (const name of ["network", "shell"]) {
     const flag = value[name]
     if (flag !== undefined && typeof flag !== "boolean") {
-      throw new EvaluationError(`<Agent> permissions.${name} must be a boolean`)
+      throw propTypeError(`<Agent> permissions.${name} must be a boolean`, flag)
     }
     if (flag !== undefined) permissions[name] = flag
   }
@@ -69,10 +70,10 @@ export function defaultEntry(provider) {
 
 function readProps(model, system, permissionsProp, providerProp, cwd, runtimeProvider, sandbox) {
   if (model !== undefined && typeof model !== "string") {
-    throw new EvaluationError("<Agent> model must be a string")
+    throw propTypeError("<Agent> model must be a string", model)
   }
   if (system !== undefined && typeof system !== "string") {
-    throw new EvaluationError("<Agent> system must be a string")
+    throw propTypeError("<Agent> system must be a string", system)
   }
   const permissions = { ...readPermissions(permissionsProp) }
   if (sandbox?.access === "read-only") permissions.filesystem = "read-only"

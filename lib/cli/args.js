@@ -1,5 +1,5 @@
 // Command-line parsing for `aml` (INVENTORY CLI-1). Hand-written rather than CAC: the
-// grammar is one command with six options, and a dependency would cost cold start for no
+// grammar is one command with a handful of options, and a dependency would cost cold start for no
 // gain. Messages follow CAC's, which the TypeScript CLI prints.
 
 /** Thrown for command-line mistakes; main() prints `aml: <message>` and exits 1. */
@@ -17,20 +17,23 @@ const OPTIONS = new Map([
   ["trace", false],
   ["capture-content", false],
   ["json", false],
+  ["journal", true],
+  ["quiet", false],
   ["help", false],
   ["version", false],
 ])
 // CAC names an option by its declaration in "value is missing".
-const RAW_NAMES = { entry: "-e, --entry <name>", "runtime-env-file": "--runtime-env-file <file>" }
+const RAW_NAMES = { entry: "-e, --entry <name>", "runtime-env-file": "--runtime-env-file <file>", journal: "--journal <file>" }
 const SHORT = new Map([
   ["e", "entry"],
   ["h", "help"],
+  ["q", "quiet"],
   ["v", "version"],
 ])
 
 /**
  * Parses `argv` (without node and the script) into
- * `{ command, file, entry, runtimeEnvFile, trace, captureContent, json, help, version }`.
+ * `{ command, file, entry, runtimeEnvFile, journal, trace, captureContent, json, quiet, help, version }`.
  * Throws `CliUsageError` for unknown options, missing values and unknown commands.
  */
 export function parseArgs(argv) {
@@ -70,9 +73,11 @@ export function parseArgs(argv) {
     file,
     entry: values.get("entry"),
     runtimeEnvFile: values.get("runtime-env-file"),
+    journal: values.get("journal"),
     captureContent: values.get("capture-content") === true,
     trace: values.get("trace") === true || values.get("capture-content") === true,
     json: values.get("json") === true,
+    quiet: values.get("quiet") === true,
     help: values.get("help") === true,
     version: values.get("version") === true,
   }
@@ -90,6 +95,8 @@ const OPTION_HELP = `Options:
   --trace                     Write metadata-only trace events to stderr
   --capture-content           Include sensitive content in trace output; implies --trace
   --json                      Write a JSON success envelope to stdout
+  --journal <file>            Record the run in a file journal; rerunning resumes it
+  -q, --quiet                 Print only failures on stderr (no progress, no run lines)
   -h, --help                  Display this message
   -v, --version               Display version number`
 

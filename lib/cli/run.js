@@ -29,7 +29,24 @@ function untilAborted(value, signal) {
   })
 }
 
-async function evaluateWorkflow(options, signal) {
+/**
+ * Whether the progress display applies (docs/CLI.md "Progress"): both streams are terminals
+ * that understand cursor movement, and the output is for a person. Decided here so that a
+ * run through pipes never loads lib/cli/progress/ (cold start).
+ */
+function progressWanted(options, env = process.env) {
+  return process.stdout.isTTY === true && process.stderr.isTTY === true && env.TERM !== "dumb" && !options.quiet && !options.json
+}
+
+// Where the run's own stderr lines go: above the progress block when there is one.
+function lineWriter(display) {
+  return display === undefined ? stderrLine : (line) => display.log(line)
+}
+
+async function evaluateWorkflow(options, signal, display, state) {
+  const log = lineWriter(display)
+  // --quiet keeps failures (and --trace, asked for explicitly) and drops the run's chatter.
+  const info = options.quiet ? () => {} : log
   const cwd = process.cwd()
   const path = resolveWorkflowFile(options.file, cwd)
   const workflowDir = dirname(path)
@@ -41,36 +58,57 @@ async function evaluateWorkflow(options, signal) {
   // loads before the workflow and before any module hooks exist: with `module.register`
   // every later import is a round trip to Node's loader thread.
   const prepared = await prepareWorkflow(path)
-  const { AmlRuntime, createConsoleTracer } = await import(prepared.sdkUrl)
+  const { AmlRuntime, createConsoleTracer, createFileJournal } = await import(prepared.sdkUrl)
   // Interrupted while the SDK loaded: the workflow's top-level code must not start at all.
   if (signal.aborted) throw signal.reason
   const namespace = await untilAborted(importWorkflow(path, prepared), signal)
   const selected = selectExport(namespace, path, options.entry)
+  // Opened before main() runs: a journal of another workflow stops the run before any effect.
+  let journal
+  if (options.journal !== undefined) {
+    const exportName = options.entry ?? (Object.hasOwn(namespace, "default") ? "default" : "main")
+    const { openRunJournal, resumeLine } = await import("./run-journal.js")
+    const opened = openRunJournal(createFileJournal, options.journal, cwd, path, exportName)
+    journal = opened.journal
+    state.journal = opened
+    if (opened.steps > 0) info(resumeLine(opened.path, opened.steps))
+  }
   const value = await untilAborted(typeof selected === "function" ? selected() : selected, signal)
 
-  const trace = options.trace ? createConsoleTracer({ captureContent: options.captureContent, write: stderrLine }) : undefined
+  const trace = options.trace ? createConsoleTracer({ captureContent: options.captureContent, write: log }) : undefined
   const runtime = new AmlRuntime(trace === undefined ? undefined : { trace })
+  if (display !== undefined) runtime.on("trace", display.sink)
   let runId
   let startedAt = performance.now()
   runtime.on("start", (event) => {
     runId = event.runId
     startedAt = performance.now()
-    stderrLine(`aml: starting run ${runId} for ${path}`)
+    info(`aml: starting run ${runId} for ${path}`)
   })
   runtime.on("finish", (event) => {
-    stderrLine(`aml: finished run ${event.runId} (${event.status}) in ${round(performance.now() - startedAt)}ms`)
+    // On a terminal the finish line is also the run's summary (docs/CLI.md "Progress").
+    const summary = display === undefined ? "" : display.tracker.summary()
+    display?.stop()
+    info(`aml: finished run ${event.runId} (${event.status}) in ${round(performance.now() - startedAt)}ms${summary === "" ? "" : ` — ${summary}`}`)
   })
-  const result = await runtime.evaluate(value, { signal })
+  const result = await runtime.evaluate(value, journal === undefined ? { signal } : { journal, signal })
   return { runId, durationMs: round(performance.now() - startedAt), result }
 }
 
 /** Runs the command; resolves with the process exit code (never rejects). */
 export async function runCommand(options) {
   const cancellation = new RunSignalCancellation()
+  const state = {}
+  let display
   try {
-    const outcome = await evaluateWorkflow(options, cancellation.signal)
+    if (progressWanted(options)) {
+      const { ProgressDisplay } = await import("./progress/display.js")
+      display = new ProgressDisplay({ signal: cancellation.signal })
+    }
+    const outcome = await evaluateWorkflow(options, cancellation.signal, display, state)
     // A run that completed while a signal was arriving still counts as interrupted.
     if (cancellation.exitCode !== undefined) {
+      display?.stop()
       stderrLine(formatFailure(cancellation.signal.reason))
       return cancellation.exitCode
     }
@@ -80,9 +118,12 @@ export async function runCommand(options) {
   } catch (error) {
     // An interrupted run reports the interruption (docs/CLI.md), not the error it surfaced
     // as: an Agent cancelled by the signal rejects with its wrapper around the reason.
+    display?.stop()
     stderrLine(formatFailure(cancellation.exitCode === undefined ? error : cancellation.signal.reason))
+    if (state.journal !== undefined && !options.quiet) stderrLine(state.journal.keptLine())
     return cancellation.exitCode ?? 1
   } finally {
+    display?.stop()
     cancellation.dispose()
   }
 }

@@ -8,6 +8,7 @@
 // never interleaves with a writable Sandbox sibling.
 
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { locate, outcomeCause, readSource, writeAt } from "./access.js"
 import { acquireWritePermit } from "../sandbox/write-permit.js"
 
@@ -26,7 +27,7 @@ function readFileProps(props, env) {
   if (children !== undefined && src !== undefined) throw new EvaluationError("<File> accepts children or src, not both")
   if (children === undefined && src === undefined) throw new EvaluationError("<File> requires children or src")
   if (src !== undefined && (typeof src !== "string" || src.trim().length === 0)) {
-    throw new EvaluationError("<File> src must be a non-empty local path")
+    throw propTypeError("<File> src must be a non-empty local path", src)
   }
   return { src, target: locate("<File>", props.path, env) }
 }

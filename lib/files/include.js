@@ -14,6 +14,7 @@ import { tmpdir } from "node:os"
 import { basename, join, posix } from "node:path"
 
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { locate, outcomeCause, readAt, readSource } from "./access.js"
 
 const DECODER = new TextDecoder("utf-8", { fatal: true })
@@ -25,10 +26,10 @@ function readIncludeProps(props, env) {
   if ((path === undefined) === (src === undefined)) throw new EvaluationError("<Include> requires exactly one of path or src")
   const maxBytes = props.maxBytes
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)) {
-    throw new EvaluationError("<Include> maxBytes must be a positive safe integer")
+    throw propTypeError("<Include> maxBytes must be a positive safe integer", maxBytes)
   }
   if (src !== undefined) {
-    if (typeof src !== "string" || src.trim().length === 0) throw new EvaluationError("<Include> src must be a non-empty local path")
+    if (typeof src !== "string" || src.trim().length === 0) throw propTypeError("<Include> src must be a non-empty local path", src)
     return { label: src, maxBytes, src, target: undefined }
   }
   if (env.sandbox === undefined && env.workspace === undefined) {

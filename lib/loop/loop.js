@@ -22,6 +22,7 @@
 
 import { ComponentScope, joinNested, storage } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { LoopState, deepEqual } from "./state.js"
 import { LoopStateTool } from "./state-tool.js"
 import { NODE_BRAND } from "../core/node.js"
@@ -34,11 +35,11 @@ function readProps(props) {
   if (props.children !== undefined) throw new EvaluationError("<Loop> accepts render() instead of children")
   const given = props.name
   if (given !== undefined && !isNormalized(given)) {
-    throw new EvaluationError("<Loop> name must be a non-empty normalized string")
+    throw propTypeError("<Loop> name must be a non-empty normalized string", given)
   }
   const name = given ?? "Loop"
   const render = props.render
-  if (typeof render !== "function") throw new EvaluationError("<Loop> render must be a function")
+  if (typeof render !== "function") throw propTypeError("<Loop> render must be a function", render)
   // TypeErrors as for every Standard Schema (TL-1), labelled with the Loop's name. The JSON
   // Schema half is not needed: state never crosses to a model as a schema.
   const schema = captureSchema(props.schema, `<Loop name="${name}"> schema`)

@@ -9,6 +9,7 @@
 
 import { masked } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { isNormalized } from "../core/normalized.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 import { supportsSandboxRuntime } from "../sandbox/runtime.js"
@@ -40,7 +41,7 @@ function readScriptProps(props, sandbox, hostCwd) {
   }
   const timeoutMs = props.timeoutMs
   if (timeoutMs !== undefined && (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0)) {
-    throw new EvaluationError("<Script> timeoutMs must be a positive safe integer")
+    throw propTypeError("<Script> timeoutMs must be a positive safe integer", timeoutMs)
   }
   const command = props.command
   const shell = props.shell
@@ -50,7 +51,7 @@ function readScriptProps(props, sandbox, hostCwd) {
   const argsProp = props.args
   if (command !== undefined) {
     if (props.children !== undefined) throw new EvaluationError("<Script command> cannot have children")
-    if (!isNormalized(command)) throw new EvaluationError("<Script> command must be a non-empty normalized string")
+    if (!isNormalized(command)) throw propTypeError("<Script> command must be a non-empty normalized string", command)
     let args = []
     if (argsProp !== undefined) {
       if (!Array.isArray(argsProp)) throw new EvaluationError("<Script> args must contain only strings")
@@ -62,7 +63,7 @@ function readScriptProps(props, sandbox, hostCwd) {
     return { args, command, cwd, sandbox, shell: undefined, timeoutMs }
   }
   if (argsProp !== undefined) throw new EvaluationError("<Script shell> does not accept args")
-  if (!SHELLS.has(shell)) throw new EvaluationError('<Script> shell must be "sh", "bash", or "node"')
+  if (!SHELLS.has(shell)) throw propTypeError('<Script> shell must be "sh", "bash", or "node"', shell)
   return { args: undefined, command: shell, cwd, sandbox, shell, timeoutMs }
 }
 

@@ -14,6 +14,7 @@
 import { withCleanupFailure } from "../errors/cleanup-failure.js"
 import { masked } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { resolvePortablePath } from "./portable-path.js"
 import { captureSandboxProvider } from "../core/provider-shape.js"
 import { acceptLease } from "./lease.js"
@@ -27,7 +28,7 @@ const CANCELLED_CLEANUP = "AML evaluation was cancelled and Sandbox cleanup fail
 function readAccess(value, fallback) {
   if (value === undefined) return fallback
   if (value !== "read-only" && value !== "read-write") {
-    throw new EvaluationError('<Sandbox> access must be "read-only" or "read-write"')
+    throw propTypeError('<Sandbox> access must be "read-only" or "read-write"', value)
   }
   return value
 }

@@ -16,6 +16,7 @@
 import { resolve } from "node:path"
 
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { isNormalized } from "../core/normalized.js"
 import { readSkillSource } from "./package.js"
 
@@ -29,13 +30,13 @@ function checkProps(props) {
     throw new EvaluationError("<Skill> requires src, children, or both")
   }
   if (src !== undefined && (typeof src !== "string" || src.length === 0)) {
-    throw new EvaluationError("<Skill> src must be a non-empty local path")
+    throw propTypeError("<Skill> src must be a non-empty local path", src)
   }
   if (name !== undefined && !isNormalized(name)) {
-    throw new EvaluationError("<Skill> name must be a non-empty normalized string")
+    throw propTypeError("<Skill> name must be a non-empty normalized string", name)
   }
   if (description !== undefined && !isNormalized(description)) {
-    throw new EvaluationError("<Skill> description must be a non-empty normalized string")
+    throw propTypeError("<Skill> description must be a non-empty normalized string", description)
   }
   return { description, hasChildren: children !== undefined, name, src }
 }

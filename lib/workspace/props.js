@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto"
 
 import { EvaluationError } from "../errors/errors.js"
+import { propTypeError } from "../errors/prop-error.js"
 import { isNormalized } from "../core/normalized.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 import { masked } from "../core/component-scope.js"
@@ -28,7 +29,7 @@ function isPortableGlob(value) {
 
 function readGlobs(label, value) {
   if (value === undefined) return undefined
-  if (!Array.isArray(value)) throw new EvaluationError(`<Workspace> ${label} must be an array`)
+  if (!Array.isArray(value)) throw propTypeError(`<Workspace> ${label} must be an array`, value)
   const globs = [...value]
   globs.forEach((glob, index) => {
     if (!isPortableGlob(glob)) {
@@ -43,9 +44,9 @@ function readGlobs(label, value) {
 function readLoad(value) {
   if (value === undefined || value === true) return Object.freeze({ exclude: EMPTY, revision: "current" })
   if (value === false) return false
-  if (!isOptions(value)) throw new EvaluationError("<Workspace> load must be a boolean or options object")
+  if (!isOptions(value)) throw propTypeError("<Workspace> load must be a boolean or options object", value)
   const revision = value.revision ?? "current"
-  if (!isNormalized(revision)) throw new EvaluationError("<Workspace> load revision must be a non-empty normalized string")
+  if (!isNormalized(revision)) throw propTypeError("<Workspace> load revision must be a non-empty normalized string", revision)
   const include = readGlobs("load include", value.include)
   const exclude = readGlobs("load exclude", value.exclude) ?? EMPTY
   const load = { exclude, revision }
@@ -57,15 +58,15 @@ function readLoad(value) {
 function readSave(value) {
   if (value === undefined || value === false) return false
   if (value === true) return Object.freeze({ exclude: EMPTY, gitignore: true, on: "success", retention: 1 })
-  if (!isOptions(value)) throw new EvaluationError("<Workspace> save must be a boolean or options object")
+  if (!isOptions(value)) throw propTypeError("<Workspace> save must be a boolean or options object", value)
   const on = value.on ?? "success"
-  if (on !== "always" && on !== "success") throw new EvaluationError('<Workspace> save on must be "always" or "success"')
+  if (on !== "always" && on !== "success") throw propTypeError('<Workspace> save on must be "always" or "success"', on)
   const retention = value.retention ?? 1
   if (!Number.isSafeInteger(retention) || retention <= 0) {
-    throw new EvaluationError("<Workspace> save retention must be a positive safe integer")
+    throw propTypeError("<Workspace> save retention must be a positive safe integer", retention)
   }
   const gitignore = value.gitignore ?? true
-  if (typeof gitignore !== "boolean") throw new EvaluationError("<Workspace> save gitignore must be a boolean")
+  if (typeof gitignore !== "boolean") throw propTypeError("<Workspace> save gitignore must be a boolean", gitignore)
   const include = readGlobs("save include", value.include)
   const exclude = readGlobs("save exclude", value.exclude) ?? EMPTY
   const save = { exclude, gitignore, on, retention }
@@ -80,17 +81,17 @@ function readSave(value) {
 export function readWorkspaceProps(props, fallback) {
   const idProp = props.id
   if (idProp !== undefined && !isNormalized(idProp)) {
-    throw new EvaluationError("<Workspace> id must be a non-empty normalized string")
+    throw propTypeError("<Workspace> id must be a non-empty normalized string", idProp)
   }
   const cwdProp = props.cwd
   const cwd = cwdProp === undefined ? "." : resolvePortablePath("<Workspace> cwd", cwdProp, ".")
   const load = readLoad(props.load)
   const lock = props.lock ?? true
-  if (typeof lock !== "boolean") throw new EvaluationError("<Workspace> lock must be a boolean")
+  if (typeof lock !== "boolean") throw propTypeError("<Workspace> lock must be a boolean", lock)
   const save = readSave(props.save)
   const writeConcurrency = props.writeConcurrency ?? "serial"
   if (writeConcurrency !== "parallel" && writeConcurrency !== "serial") {
-    throw new EvaluationError('<Workspace> writeConcurrency must be "parallel" or "serial"')
+    throw propTypeError('<Workspace> writeConcurrency must be "parallel" or "serial"', writeConcurrency)
   }
   const providerProp = props.provider
   const provider = providerProp === undefined ? fallback : masked(captureWorkspaceProvider, providerProp)
