@@ -17,11 +17,24 @@ export function napiPlatform(platform = process.platform, arch = process.arch, l
   return `${platform}-${arch}`
 }
 
-/** "glibc" or "musl" on Linux (the libc Node itself runs on), else undefined. */
+/**
+ * "glibc" or "musl" on Linux (the libc Node itself runs on), else undefined. As napi's loader
+ * decides: /usr/bin/ldd first, then the diagnostic report's header (without its network part,
+ * which may wait on DNS).
+ */
 function linuxLibc() {
   if (process.platform !== "linux") return undefined
-  const header = process.report?.getReport()?.header
-  return header?.glibcVersionRuntime ? "glibc" : "musl"
+  try {
+    return readFileSync("/usr/bin/ldd", "utf8").includes("musl") ? "musl" : "glibc"
+  } catch {
+    const excludeNetwork = process.report.excludeNetwork
+    process.report.excludeNetwork = true
+    try {
+      return process.report.getReport().header?.glibcVersionRuntime ? "glibc" : "musl"
+    } finally {
+      process.report.excludeNetwork = excludeNetwork
+    }
+  }
 }
 
 // By the package's own name (self-reference through "exports"), so the path is right from
