@@ -89,3 +89,13 @@ export function readmeBlock(markdown: string, heading: string, language: string)
   if (start < 0 || end < 0) throw new Error(`README has no ${language} block after ${heading}`)
   return `${markdown.slice(start + fence.length + language.length + 1, end)}\n`
 }
+
+/** Every fenced code block of `language` in the section under `heading` (up to the next heading). */
+export function readmeBlocks(markdown: string, heading: string, language: string): string[] {
+  const at = markdown.indexOf(`\n${heading}\n`)
+  if (at < 0) throw new Error(`README has no heading ${heading}`)
+  const next = markdown.slice(at + heading.length + 2).search(/\n#{1,6} /)
+  const section = next < 0 ? markdown.slice(at) : markdown.slice(at, at + heading.length + 2 + next)
+  const fence = "```"
+  return [...section.matchAll(new RegExp(`${fence}${language}\\n([\\s\\S]*?)\\n${fence}`, "g"))].map((match) => `${match[1]}\n`)
+}

@@ -6,7 +6,12 @@
 // NativeEvaluation binds the handle once; V8 inlines these one-line forwarders.
 import { isMainThread } from "node:worker_threads"
 
-import * as binding from "../../native/binding.js"
+import { loadNativeBinding } from "./native-binding-error.js"
+
+// Imported dynamically so that napi's "Cannot find native binding" can be caught and replaced
+// by an error naming this platform's package (native-binding-error.js); the module namespace
+// is the same object a static `import * as binding` would give.
+const binding = await loadNativeBinding(() => import("../../native/binding.js"))
 
 // The process supervisor is a child of this process: when Node exits on its own, the child
 // dies by its death signal and is reparented to PID 1, which on some machines never reaps it.
