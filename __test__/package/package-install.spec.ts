@@ -142,6 +142,8 @@ describe("the packed package", () => {
     expect(manifest.optionalDependencies).toEqual({ [platformName]: rootManifest.version })
     expect(manifest.repository).toEqual({ type: "git", url: "git+https://github.com/aml-jsx/sdk-rs.git" })
     expect(manifest.license).toBe("MIT")
+    // The command's name lives in the publish manifest only (docs/CLI.md, scripts/publish-manifest.js).
+    expect(manifest.bin).toEqual({ aml: "bin/aml.js" })
     // The repository's own manifest is back after the pack (postpack).
     expect(JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))).toEqual(rootManifest)
     // A contributor's `npm install` builds, then links the checkout's `aml` (scripts/link-bin.js).
