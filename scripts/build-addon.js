@@ -1,0 +1,55 @@
+// Builds the native addon with `napi build`, saying first, in one line, what it builds and
+// about how long that takes; the build's own output follows on stderr.
+//
+//   node scripts/build-addon.js [napi build options…]      (npm run build passes its options)
+//
+// napi runs cargo through scripts/napi-cargo.js, which keeps napi's forced-rebuild variable
+// stable, so a second build with nothing changed recompiles nothing (docs/PACKAGING.md).
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const napiCli = join(root, "node_modules", "@napi-rs", "cli", "dist", "cli.js")
+const napiCargo = join(root, "scripts", "napi-cargo.js")
+
+/** The one line printed before a build: what, where, and the durations to expect. */
+export function buildBanner(args) {
+  const release = args.includes("--release")
+  const hooks = args.includes("--no-default-features") ? "without test hooks" : "with test hooks"
+  const outIndex = args.indexOf("--output-dir")
+  const out = outIndex >= 0 ? args[outIndex + 1] : "."
+  const where = out.startsWith(root) ? out.slice(root.length + 1) || "." : out
+  const timing = release
+    ? "about 10 min from scratch on 2 cores, about 3 min after a Rust change (fat-LTO link), seconds when nothing changed"
+    : "a few minutes from scratch, seconds when nothing changed"
+  return `build-addon: building the native addon (${release ? "release" : "debug"}, ${hooks}) into ${where}/ — ${timing}`
+}
+
+/** Runs `napi build <args>`; resolves when it succeeded. Output goes to stderr. */
+export function buildAddon(args, { banner = true } = {}) {
+  if (banner) console.error(buildBanner(args))
+  const env = { ...process.env }
+  // A .js file cannot be spawned as a program on Windows: there napi runs cargo itself.
+  if (process.platform !== "win32") {
+    if (env.CARGO) env.AML_NAPI_REAL_CARGO = env.CARGO
+    env.CARGO = napiCargo
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [napiCli, "build", ...args], { cwd: root, env, stdio: ["ignore", process.stderr, "inherit"] })
+    child.on("error", reject)
+    child.on("close", (code, signal) => {
+      if (code === 0) resolve()
+      else reject(new Error(`napi build ${args.join(" ")} exited with ${code ?? signal}`))
+    })
+  })
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    await buildAddon(process.argv.slice(2))
+  } catch (error) {
+    console.error(error.message)
+    process.exitCode = 1
+  }
+}
