@@ -6,6 +6,7 @@
 // napi runs cargo through scripts/napi-cargo.js, which keeps napi's forced-rebuild variable
 // stable, so a second build with nothing changed recompiles nothing (docs/PACKAGING.md).
 import { spawn } from "node:child_process"
+import { chmodSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -32,6 +33,8 @@ export function buildAddon(args, { banner = true } = {}) {
   const env = { ...process.env }
   // A .js file cannot be spawned as a program on Windows: there napi runs cargo itself.
   if (process.platform !== "win32") {
+    // napi spawns CARGO as a program: keep it executable even where a download lost the mode.
+    chmodSync(napiCargo, 0o755)
     if (env.CARGO) env.AML_NAPI_REAL_CARGO = env.CARGO
     env.CARGO = napiCargo
   }
