@@ -34,7 +34,11 @@ export function buildAddon(args, { banner = true } = {}) {
   // A .js file cannot be spawned as a program on Windows: there napi runs cargo itself.
   if (process.platform !== "win32") {
     // napi spawns CARGO as a program: keep it executable even where a download lost the mode.
-    chmodSync(napiCargo, 0o755)
+    try {
+      chmodSync(napiCargo, 0o755)
+    } catch {
+      // Not ours to change (a read-only checkout): the mode from git is used as it is.
+    }
     if (env.CARGO) env.AML_NAPI_REAL_CARGO = env.CARGO
     env.CARGO = napiCargo
   }
