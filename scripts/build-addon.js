@@ -22,7 +22,7 @@ export function buildBanner(args) {
   const out = outIndex >= 0 ? args[outIndex + 1] : "."
   const where = out.startsWith(root) ? out.slice(root.length + 1) || "." : out
   const timing = release
-    ? "about 10 min from scratch on 2 cores, about 3 min after a Rust change (fat-LTO link), seconds when nothing changed"
+    ? "about 6 min from scratch on 2 cores, about 2 min after a Rust change (the fat-LTO link), seconds when nothing changed"
     : "a few minutes from scratch, seconds when nothing changed"
   return `build-addon: building the native addon (${release ? "release" : "debug"}, ${hooks}) into ${where}/ — ${timing}`
 }
