@@ -65,4 +65,9 @@ test("a build says in one line what it builds and how long that takes", () => {
   const line = buildBanner(["--platform", "--release", "--no-default-features", "--output-dir", "native"])
   expect(line).toMatch(/^build-addon: building the native addon \(release, without test hooks\) into native\/ — about \d+ min from scratch/)
   expect(line).not.toContain("\n")
+  // The same setting as the last build: no warning; the other setting: the recompile is announced.
+  expect(buildBanner(["--release", "--output-dir", "native"], "release, with test hooks")).toContain("seconds when nothing changed")
+  expect(buildBanner(["--release", "--no-default-features", "--output-dir", "native"], "release, with test hooks")).toBe(
+    "build-addon: building the native addon (release, without test hooks) into native/ — the last build was release, with test hooks, so cargo compiles the addon crate again (about 2 min on 2 cores) even if nothing changed",
+  )
 })
