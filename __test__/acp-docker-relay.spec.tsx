@@ -19,13 +19,15 @@ import { liveAcpBridges, liveAcpRelays, liveAcpSessions } from "../lib/core/nati
 import { SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
 import { NODE_IMAGE, buildNodeImage } from "./support/docker-node-image.js"
 import { dockerdAvailable, startPrivateDaemon, type PrivateDaemon } from "./support/private-dockerd.js"
+import { hasGroup, titleNeeding } from "./support/test-groups.js"
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), "aml-acp-docker-relay-")))
 let daemon: PrivateDaemon | undefined
 const previousHost = process.env.DOCKER_HOST
+const privateDockerd = hasGroup("root") && dockerdAvailable()
 
 beforeAll(async () => {
-  if (!dockerdAvailable()) return
+  if (!privateDockerd) return
   mkdirSync(join(workspace, "repo"), { recursive: true })
   await build({ bundle: true, entryPoints: [SCRIPTED_AGENT], format: "cjs", logLevel: "error", outfile: join(workspace, "repo", "agent.cjs"), platform: "node" })
   daemon = await startPrivateDaemon()
@@ -102,7 +104,8 @@ function run(provider: any, text: string, children?: any, schema?: any) {
   return { contexts, result }
 }
 
-describe.skipIf(!dockerdAvailable())("Sandbox MCP relay in a Docker Sandbox (real daemon, no bridge network)", () => {
+// Needs root (a private dockerd): skipped, and named so (scripts/test-groups.js), without it.
+describe.skipIf(!privateDockerd)(titleNeeding("Sandbox MCP relay in a Docker Sandbox (real daemon, no bridge network)", privateDockerd, "root"), () => {
   it("the container cannot reach the host's loopback bridge; Tools and structured output go through the relay", async () => {
     const { listings, provider, spawned } = recordingDocker()
     const { contexts, result } = run(provider, 'call-tool echo {"text":"from docker"}', <Tool use={echo} />)

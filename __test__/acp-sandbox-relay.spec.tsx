@@ -22,6 +22,7 @@ import { scriptedAcp, type LaunchOverrides } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
 import { netnsAvailable, netnsSandbox } from "./support/netns-sandbox.js"
 import { exists } from "./support/processes.js"
+import { hasGroup, titleNeeding } from "./support/test-groups.js"
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), "aml-acp-relay-")))
 mkdirSync(join(workspace, "repo"), { recursive: true })
@@ -62,7 +63,9 @@ function run(provider: any, text: string, overrides: LaunchOverrides, children?:
   return { contexts, result }
 }
 
-describe.skipIf(!netnsAvailable())("Sandbox MCP relay in a guest without the host's loopback (network namespace)", () => {
+// Needs root (unshare -n): skipped, and named so (scripts/test-groups.js), without it.
+const netns = hasGroup("root") && netnsAvailable()
+describe.skipIf(!netns)(titleNeeding("Sandbox MCP relay in a guest without the host's loopback (network namespace)", netns, "root"), () => {
   it("the guest really cannot reach a server on the host's 127.0.0.1", async () => {
     const server = createServer((_, response) => response.end("host"))
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))

@@ -11,13 +11,17 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { afterAll, beforeAll, expect, test } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 
 import { AmlRuntime, Sandbox, Script, dockerSandbox } from "@aml-jsx/sdk"
 import type { SandboxAcquireRequest } from "@aml-jsx/sdk"
 
 import { startDockerDaemon, TEST_IMAGE } from "./support/docker.js"
 import { startPrivateDaemon, type PrivateDaemon } from "./support/private-dockerd.js"
+import { testNeeding } from "./support/test-groups.js"
+
+// Needs a Docker daemon (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
+const test = testNeeding("docker")
 
 const EVALUATIONS = 50
 const CONCURRENCY = 10

@@ -8,7 +8,7 @@ import { realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect } from "vitest"
 
 import { AmlRuntime, File, Sandbox, Script, Workspace, dockerSandbox, localWorkspace } from "@aml-jsx/sdk"
 import type { SandboxAcquireRequest, SandboxLease } from "@aml-jsx/sdk"
@@ -16,6 +16,10 @@ import { sandboxProviderConformance } from "@aml-jsx/sdk/testing"
 
 import { allContainers, startDockerDaemon, TEST_IMAGE } from "./support/docker.js"
 import { expectExact, rejection } from "./support/errors.js"
+import { testNeeding } from "./support/test-groups.js"
+
+// Needs a Docker daemon (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
+const test = testNeeding("docker")
 
 let directory: string
 let outside: string

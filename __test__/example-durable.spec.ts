@@ -5,9 +5,13 @@ import { readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { fileURLToPath } from "node:url"
 
-import { expect, it } from "vitest"
+import { expect } from "vitest"
 
 import { node22 } from "./support/restate.js"
+import { testNeeding } from "./support/test-groups.js"
+
+// Needs Node 22 (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
+const it = testNeeding("node22")
 
 it("examples/durable/main.ts runs the review durably against a local server", () => {
   const before = readdirSync(tmpdir()).filter((name) => name.startsWith("aml-durable-example-"))

@@ -9,10 +9,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { startMoto, type Moto } from "./support/moto.js"
 import { startProxy, startRestate, startWorker, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
+import { testNeeding } from "./support/test-groups.js"
+
+// Needs the moto S3 server and Node 22 (scripts/test-groups.js): skipped, and named so, where this machine lacks them.
+const it = testNeeding("moto", "node22")
 
 const script = fileURLToPath(new URL("./fixtures/restate/worker.mjs", import.meta.url))
 const callLog = join(tmpdir(), `aml-restate-calls-${process.pid}.jsonl`)

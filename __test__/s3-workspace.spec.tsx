@@ -3,10 +3,14 @@
 
 import { ListObjectsV2Command } from "@aws-sdk/client-s3"
 import { AmlRuntime, File, Script, Sandbox, Workspace, localSandbox, s3Workspace } from "@aml-jsx/sdk"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { expectExact } from "./support/errors.js"
 import { startMoto, type Moto } from "./support/moto.js"
+import { testNeeding } from "./support/test-groups.js"
+
+// Needs the moto S3 server (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
+const it = testNeeding("moto")
 
 let moto: Moto
 beforeAll(async () => {

@@ -13,10 +13,14 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 import { WorkspaceConflictError, filesystemWorkspace, localWorkspace, s3Workspace } from "@aml-jsx/sdk"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { rejection } from "./support/errors.js"
 import { startMoto, type Moto } from "./support/moto.js"
+import { testNeeding } from "./support/test-groups.js"
+
+// Needs the moto S3 server (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
+const it = testNeeding("moto")
 
 const sdk = fileURLToPath(new URL("../index.js", import.meta.url))
 const ROUNDS = 5

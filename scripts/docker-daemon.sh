@@ -47,6 +47,11 @@ build_image() {
 }
 
 start() {
+  # A daemon this user may use already answers: nothing to install or start.
+  if answers; then
+    build_image
+    return 0
+  fi
   install
   if ! answers; then
     exec 8>"$state/start.lock"

@@ -19,6 +19,8 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 
+import { buildAddon } from "./build-addon.js"
+
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 
 /** napi's platform-arch-abi name of this machine (`linux-x64-gnu`, `darwin-arm64`, …). */
@@ -62,9 +64,8 @@ export async function packRelease({ destination, prebuilt }) {
   const platformManifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"))
   const buildDir = prebuilt ? resolve(prebuilt) : join(root, "target", "napi-release")
   if (!prebuilt) {
-    const napi = join(root, "node_modules", "@napi-rs", "cli", "dist", "cli.js")
-    // Our stdout carries the JSON line, so the build's output all goes to stderr.
-    await run(process.execPath, [napi, "build", "--platform", "--release", "--no-default-features", "--esm", "--output-dir", buildDir, "--js", "binding.js", "--dts", "binding.d.ts"], { capture: false })
+    // Our stdout carries the JSON line; the build's output all goes to stderr.
+    await buildAddon(["--platform", "--release", "--no-default-features", "--esm", "--output-dir", buildDir, "--js", "binding.js", "--dts", "binding.d.ts"])
     const loader = readFileSync(join(buildDir, "binding.js"), "utf8")
     if (!existsSync(join(root, "native", "binding.js")) || readFileSync(join(root, "native", "binding.js"), "utf8") !== loader) {
       throw new Error("native/binding.js differs from the loader of the release build: run `npm run build`")

@@ -9,6 +9,12 @@
 // `optionalDependencies` (what `napi prepublish` writes): npm installs the one matching the
 // consumer's os/cpu/libc and the napi loader (native/binding.js) loads it.
 //
+// The command is named here, not in the repository's manifest: there `bin` is a bare path
+// ("bin/aml.js"), which npm names after the package (`sdk`). npx, asked for `aml` inside a
+// checkout whose own manifest declares an `aml` bin, installs the checkout into its cache and
+// runs `prepare` (a full release build) before every first use; with no `aml` in the checkout's
+// manifest it runs node_modules/.bin/aml, which scripts/link-bin.js links (docs/CLI.md).
+//
 // Only platform packages that are staged with their addon (npm/<triple>/<main> exists, see
 // scripts/pack-release.js and the release workflow) are listed: a release lists exactly the
 // binaries it publishes.
@@ -19,6 +25,9 @@ import { fileURLToPath } from "node:url"
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const manifestPath = join(root, "package.json")
 const backupPath = join(root, "target", "package.json.prepack")
+
+/** The command the published package installs, and the file it runs. */
+export const PUBLISHED_BIN = { aml: "bin/aml.js" }
 
 /** Scripts npm runs on install or pack; none may survive into the published manifest. */
 export const LIFECYCLE_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"]
@@ -44,6 +53,10 @@ export function publishManifest(manifest, platformPackages) {
       throw new Error(`${pkg.name} is at ${pkg.version}, the root package at ${manifest.version}`)
     }
   }
+  if (manifest.bin !== PUBLISHED_BIN.aml) {
+    throw new Error(`package.json "bin" is ${JSON.stringify(manifest.bin)}; keep it the bare path ${JSON.stringify(PUBLISHED_BIN.aml)} (see docs/CLI.md)`)
+  }
+  published.bin = PUBLISHED_BIN
   published.optionalDependencies = Object.fromEntries(platformPackages.map((pkg) => [pkg.name, manifest.version]))
   return published
 }

@@ -57,6 +57,8 @@ describe("the packed package", () => {
     // The Node.js range README "Node.js versions" states: ours, and that of our dependency
     // oxc-transform, so npm never warns about a package of ours on a version we accept.
     expect(manifest.engines).toEqual({ node: "^20.19.0 || >=22.12.0" })
+    // The command's name lives in the publish manifest only (docs/CLI.md, scripts/publish-manifest.js).
+    expect(manifest.bin).toEqual({ aml: "bin/aml.js" })
     // The repository's own manifest is back after the pack (postpack).
     expect(JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))).toEqual(rootManifest)
     // A contributor's `npm install` builds, then links the checkout's `aml` (scripts/link-bin.js).
