@@ -21,34 +21,34 @@ const printEnv = ["-e", "console.log('ran', process.env.AML_TEST_SKIP_MOTO ?? '-
 
 function runScript(script: string, args: string[], env: Record<string, string>) {
   // The outer run's CI settings must not decide these cases.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "CI" && key !== "AML_TEST_REQUIRE_ALL" && key !== "AML_TEST_WITHOUT"))
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "CI" && key !== "AML_REQUIRE_TEST_GROUPS" && key !== "AML_WITHOUT_TEST_GROUPS"))
   return spawnSync(process.execPath, [script, ...args], { encoding: "utf8", env: { ...base, ...env } })
 }
 const groupsCli = (args: string[], env: Record<string, string>) => runScript(groups, args, env)
 
 describe("scripts/test-groups.js", () => {
   test("run: a missing group prints its one line instead of running the command", () => {
-    const result = groupsCli(["run", "docker", "--", process.execPath, ...printEnv], { AML_TEST_WITHOUT: "docker" })
+    const result = groupsCli(["run", "docker", "--", process.execPath, ...printEnv], { AML_WITHOUT_TEST_GROUPS: "docker" })
     expect(result.stdout).toBe(`${skipLine("docker")}\n`)
     expect(skipLine("docker")).toMatch(/^skipped test group docker \(.+\): needs a Docker daemon: /)
     expect(result.status).toBe(0)
   })
 
   test("run: an available group runs the command", () => {
-    const result = groupsCli(["run", "node22", "--", process.execPath, ...printEnv], { AML_TEST_WITHOUT: "docker" })
+    const result = groupsCli(["run", "node22", "--", process.execPath, ...printEnv], { AML_WITHOUT_TEST_GROUPS: "docker" })
     if (process.platform === "linux" && process.arch === "x64") expect(result.stdout).toBe("ran -\n")
     else expect(result.stdout).toBe(`${skipLine("node22")}\n`)
   })
 
   test("env: the command still runs, told which group to skip", () => {
-    const result = groupsCli(["env", "moto", "--", process.execPath, ...printEnv], { AML_TEST_WITHOUT: "moto" })
+    const result = groupsCli(["env", "moto", "--", process.execPath, ...printEnv], { AML_WITHOUT_TEST_GROUPS: "moto" })
     expect(result.stdout).toBe(`${skipLine("moto")}\nran 1\n`)
     expect(result.status).toBe(0)
   })
 
-  test("with CI=true or AML_TEST_REQUIRE_ALL=1 a skipped group is an error", () => {
-    for (const env of [{ CI: "true" }, { AML_TEST_REQUIRE_ALL: "1" }]) {
-      const result = groupsCli(["run", "docker", "--", process.execPath, ...printEnv], { ...env, AML_TEST_WITHOUT: "docker" })
+  test("with CI=true or AML_REQUIRE_TEST_GROUPS=1 a skipped group is an error", () => {
+    for (const env of [{ CI: "true" }, { AML_REQUIRE_TEST_GROUPS: "1" }]) {
+      const result = groupsCli(["run", "docker", "--", process.execPath, ...printEnv], { ...env, AML_WITHOUT_TEST_GROUPS: "docker" })
       expect(result.stdout).not.toContain("ran")
       expect(result.status).toBe(1)
     }
@@ -91,7 +91,7 @@ describe("scripts/test-summary.js", () => {
       writeFileSync(file, JSON.stringify(report))
       expect(runScript(summaryScript, [file], {}).status).toBe(0)
       const ci = runScript(summaryScript, [file], { CI: "true" })
-      expect(ci.stderr).toContain("test groups were skipped although AML_TEST_REQUIRE_ALL=1 or CI=true")
+      expect(ci.stderr).toContain("test groups were skipped although AML_REQUIRE_TEST_GROUPS=1 or CI=true")
       expect(ci.status).toBe(1)
     } finally {
       rmSync(dir, { force: true, recursive: true })

@@ -11,7 +11,9 @@
 //                                                  `cargo test --workspace` and its moto target)
 //
 // Root with apt-get (CI, Debian) can install everything, so nothing is skipped there; with
-// AML_TEST_REQUIRE_ALL=1 (set by .ci/run) or CI=true, a skipped group is an error instead.
+// AML_REQUIRE_TEST_GROUPS=1 (set by .ci/run) or CI=true, a skipped group is an error instead.
+// (Not named AML_TEST_*: test fixtures forward every AML_TEST_* variable to the processes they
+// check, e.g. __test__/fixtures/acp-scripted-agent.mjs, so a CI switch there changes results.)
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
@@ -55,14 +57,14 @@ export const GROUPS = {
 }
 
 /** True when a skipped group must fail the run (CI). */
-export const requireAll = () => process.env.AML_TEST_REQUIRE_ALL === "1" || process.env.CI === "true"
+export const requireAll = () => process.env.AML_REQUIRE_TEST_GROUPS === "1" || process.env.CI === "true"
 
 const cache = new Map()
 /** Whether `name`'s prerequisites are here (probed once per process). */
 export function groupAvailable(name) {
   if (!(name in GROUPS)) throw new Error(`unknown test group ${name}`)
-  // AML_TEST_WITHOUT=docker,moto pretends those prerequisites are missing (to see the skips).
-  const without = (process.env.AML_TEST_WITHOUT ?? "").split(",").map((entry) => entry.trim())
+  // AML_WITHOUT_TEST_GROUPS=docker,moto pretends those prerequisites are missing (to see the skips).
+  const without = (process.env.AML_WITHOUT_TEST_GROUPS ?? "").split(",").map((entry) => entry.trim())
   if (!cache.has(name)) cache.set(name, !without.includes(name) && Boolean(GROUPS[name].available()))
   return cache.get(name)
 }
@@ -74,7 +76,7 @@ export function skipLine(name) {
 
 function failIfRequired(skipped) {
   if (skipped.length > 0 && requireAll()) {
-    console.error(`test groups skipped although AML_TEST_REQUIRE_ALL=1 or CI=true: ${skipped.join(", ")}`)
+    console.error(`test groups skipped although AML_REQUIRE_TEST_GROUPS=1 or CI=true: ${skipped.join(", ")}`)
     process.exit(1)
   }
 }

@@ -4,7 +4,7 @@
 // marker of __test__/support/test-groups.ts) saying what the group needs, and one line for
 // the other skipped tests (live services without credentials and the like).
 //
-// A skipped group fails the run where everything must run (AML_TEST_REQUIRE_ALL=1, CI=true).
+// A skipped group fails the run where everything must run (AML_REQUIRE_TEST_GROUPS=1, CI=true).
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
@@ -47,7 +47,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(1)
   }
   if (Object.keys(summary.groups).length > 0 && requireAll()) {
-    console.error("test groups were skipped although AML_TEST_REQUIRE_ALL=1 or CI=true")
+    console.error("test groups were skipped although AML_REQUIRE_TEST_GROUPS=1 or CI=true")
     process.exit(1)
   }
 }

@@ -10,7 +10,7 @@ import { groupAvailable } from "../../scripts/test-groups.js"
 
 export type TestGroup = "docker" | "moto" | "node22" | "root"
 
-/** Whether this machine has what `group` needs (AML_TEST_WITHOUT=<group>,… says no). */
+/** Whether this machine has what `group` needs (AML_WITHOUT_TEST_GROUPS=<group>,… says no). */
 export const hasGroup = (group: TestGroup): boolean => groupAvailable(group)
 
 /** The marker a skipped test's name carries; test-summary.js reads it back. */
