@@ -5,20 +5,13 @@
 // (what a schema failure carries as its cause) one issue a line, other objects as JSON.
 // Then the hints of lib/cli/hints.js, one `hint:` line each.
 
+import { readMember as read } from "../errors/read-member.js"
 import { hintsFor } from "./hints.js"
 
 // Bounds for hostile or enormous values: a diagnostic is for a person to read.
 const MAX_DEPTH = 8
 const MAX_ISSUES = 20
 const MAX_JSON = 300
-
-function read(value, key) {
-  try {
-    return value[key]
-  } catch {
-    return undefined
-  }
-}
 
 /** A Standard Schema issue list: the array itself, or a `{ issues }` failure result. */
 function issuesOf(value) {

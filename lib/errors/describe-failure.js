@@ -6,16 +6,9 @@
 // anything a provider, a process or the environment wrote into it (stderr tails, provider
 // text); anything AML did not write gets a curated sentence instead.
 
-const MAX_CAUSES = 8
+import { readMember as read } from "./read-member.js"
 
-/** Reads one member; hostile getters and revoked proxies read as `undefined`. */
-function read(value, key) {
-  try {
-    return value[key]
-  } catch {
-    return undefined
-  }
-}
+const MAX_CAUSES = 8
 
 const SPAN = /\((span-\d+|trace-\d+)\)/
 const SPAN_AT = / at Agent (span-\d+|trace-\d+)$/
