@@ -233,12 +233,12 @@ async function runQueued(domain, task, waiting, skillRefs, structured, provider,
 /** The one-call path's result: the task's text (lib/agents/direct.js). */
 function finishDirectText(domain, task, response, label) {
   const text = masked(readText, response, label)
-  return finishDirect(domain, task, text, domain.tracing ? text : "")
+  return finishDirect(domain, task, text, domain.traceContent ? text : "")
 }
 
 function finishText(domain, task, response, label) {
   // The response's `text` getter is user code: it runs with component evaluation masked.
   const text = masked(readText, response, label)
-  // The output attribute is sensitive trace content: only sent while tracing.
-  return domain.native.agentDone(task, text, domain.tracing ? text : "")
+  // The output attribute is sensitive trace content: only sent while a listener consents.
+  return domain.native.agentDone(task, text, domain.traceContent ? text : "")
 }

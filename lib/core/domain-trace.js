@@ -1,6 +1,6 @@
 // Trace delivery and driver-owned spans of one evaluation domain: the base class of
 // EvaluationDomain (domain.js), whose constructor sets every field used here (`native`,
-// `trace`, `tracing`, `traceBatched`, `traceCredit`, `traceImmediate`, `drainTraceNow`,
+// `trace`, `tracing`, `traceContent`, `traceBatched`, `traceCredit`, `traceImmediate`, `drainTraceNow`,
 // `runtimeListeners`, `local`, `spanRunner`, `disposed`). A class of its own so the domain's
 // task and scheduling work and its trace work can be read apart.
 
@@ -12,17 +12,26 @@ function attributesJson(attributes) {
   return attributes === undefined ? undefined : JSON.stringify(attributes)
 }
 
+/** Whether a trace listener of `registry` captures content. */
+function consents(registry) {
+  for (const entry of registry.trace) if (entry.captureContent) return true
+  return false
+}
+
 export class DomainTrace {
   refreshTracing() {
     // Records batched for the sinks go to the listeners that were there when they happened.
     if (this.traceBatched) this.drainTrace()
     this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
     const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
+    // Content (prompts, outputs, Tool input…) is recorded only while some listener consents.
+    const content = consents(this.runtimeListeners) || consents(this.local)
     this.trace.refresh(this.drainTraceNow)
     this.traceBatched = tracing && !this.trace.listening
-    if (tracing !== this.tracing) {
+    if (tracing !== this.tracing || content !== this.traceContent) {
       this.tracing = tracing
-      this.native.setTracing(tracing)
+      this.traceContent = content
+      this.native.setTracing(tracing, content)
     }
   }
 
@@ -65,7 +74,7 @@ export class DomainTrace {
       parentSpanId,
       resource,
       attributesJson(attributes),
-      this.tracing ? attributesJson(sensitive) : undefined,
+      this.traceContent ? attributesJson(sensitive) : undefined,
     )
     if (this.tracing) this.flushTrace()
     return id
@@ -81,14 +90,14 @@ export class DomainTrace {
       type,
       message,
       attributesJson(attributes),
-      this.tracing ? attributesJson(sensitive) : undefined,
+      this.traceContent ? attributesJson(sensitive) : undefined,
     )
     if (this.tracing) this.flushTrace()
   }
 
   point(spanId, parentSpanId, name, attributes, sensitive) {
     if (!this.tracing) return
-    this.native.point(spanId, parentSpanId, name, attributesJson(attributes), attributesJson(sensitive))
+    this.native.point(spanId, parentSpanId, name, attributesJson(attributes), this.traceContent ? attributesJson(sensitive) : undefined)
     this.flushTrace()
   }
 
@@ -96,7 +105,8 @@ export class DomainTrace {
   points(list) {
     if (!this.tracing) return
     for (const [spanId, name, attributes, sensitive] of list) {
-      this.native.point(spanId, undefined, name, attributesJson(attributes), attributesJson(sensitive))
+      const content = this.traceContent ? attributesJson(sensitive) : undefined
+      this.native.point(spanId, undefined, name, attributesJson(attributes), content)
     }
     this.flushTrace()
   }

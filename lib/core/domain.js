@@ -65,6 +65,8 @@ export class EvaluationDomain extends DomainTrace {
     this.identities = new WeakMap()
     this.nextIdentity = 1
     this.tracing = false
+    /** Whether some trace listener captures content: only then is content sent to the engine. */
+    this.traceContent = false
     /** True while every trace listener is a record sink: records are drained in batches. */
     this.traceBatched = false
     this.traceCredit = TRACE_BATCH_STEPS

@@ -204,8 +204,8 @@ export class NativeEvaluation {
     domainDispose(this.id)
   }
 
-  setTracing(enabled) {
-    return setTracing(this.id, enabled)
+  setTracing(enabled, content) {
+    return setTracing(this.id, enabled, content)
   }
   drainTraceCompact(content) {
     return drainTraceCompact(this.id, content)

@@ -226,7 +226,7 @@ async function settle(domain, structured, response, label, live) {
     if (live) value = { structured: snapshotJson(masked(readStructured, response), "Agent structured output") }
   } else {
     text = masked(readText, response, label)
-    output = domain.tracing ? text : ""
+    output = domain.traceContent ? text : ""
     if (live) value = { text }
   }
   return { output, text, value }

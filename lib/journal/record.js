@@ -23,7 +23,7 @@ function failedText(domain, task, error, settled) {
 /** Lands a direct task's recorded `text` (the task completes); its text, or a failure. */
 function finishText(domain, task, text, settled) {
   try {
-    finishDirect(domain, task, text, domain.tracing ? text : "")
+    finishDirect(domain, task, text, domain.traceContent ? text : "")
   } catch (error) {
     throw failedText(domain, task, error, settled)
   }
@@ -87,7 +87,7 @@ export function recordTextAgent(domain, task, entry, request, label, lease, dire
         },
       )
     }
-    const output = domain.tracing ? text : ""
+    const output = domain.traceContent ? text : ""
     return pending === undefined ? domain.native.agentDone(task, text, output) : pending.then(() => domain.native.agentDone(task, text, output))
   }
   const rejected = (error) => {

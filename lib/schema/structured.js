@@ -100,7 +100,7 @@ class StructuredController {
 
   /** The Agent span's sensitive `output`: the accepted JSON, serialised only when traced. */
   output() {
-    return this.domain.tracing ? (jsonText(this.snapshot) ?? "") : ""
+    return this.domain.traceContent ? (jsonText(this.snapshot) ?? "") : ""
   }
 }
 

@@ -89,7 +89,7 @@ async function complete(domain, task, spec, inline) {
       output = withMetadata(spec, spec.hasChildren ? `${read.text}\n${inline}` : read.text)
     }
   }
-  const sensitive = domain.tracing ? JSON.stringify({ content: output }) : undefined
+  const sensitive = domain.traceContent ? JSON.stringify({ content: output }) : undefined
   if (pkg === undefined) return native.skillDone(task, output, undefined, undefined, undefined, sensitive)
   const reference = domain.skills.push(pkg) - 1
   return native.skillDone(task, output, pkg.entry.name, reference, undefined, sensitive)

@@ -29,17 +29,10 @@ export function raceSignal(promise, signal) {
   })
 }
 
-function capturesContent(domain) {
-  if (!domain.tracing) return false
-  for (const registry of [domain.runtimeListeners, domain.local]) {
-    for (const entry of registry.trace) if (entry.captureContent) return true
-  }
-  return false
-}
-
 /** `{ [name]: json }` for a content span attribute; a value too deep to serialise is omitted. */
 function contentOf(domain, name, snapshot) {
-  if (snapshot === undefined || !capturesContent(domain)) return undefined
+  // Only while some trace listener consents (the domain's one consent flag, domain-trace.js).
+  if (snapshot === undefined || !domain.traceContent) return undefined
   const text = jsonText(snapshot)
   return text === undefined ? undefined : { [name]: text }
 }

@@ -58,11 +58,14 @@ pub fn live_domains() -> Result<u32> {
     guard(|| Ok(registry::live() as u32))
 }
 
+/// Turns trace records on or off; `content`: some listener consents to content, so the
+/// records keep their sensitive attributes (without, they are not even built).
 #[napi]
-pub fn set_tracing(domain: u32, enabled: bool) -> Result<()> {
+pub fn set_tracing(domain: u32, enabled: bool, content: bool) -> Result<()> {
     guard(|| {
         registry::with(domain, |d| {
             d.set_tracing(enabled);
+            d.set_trace_content(content);
             Ok(())
         })
     })

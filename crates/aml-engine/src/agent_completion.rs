@@ -133,14 +133,19 @@ impl Task {
             if plan.replayed {
                 attributes.push(("journal.replayed".to_string(), AttrValue::Bool(true)));
             }
-            let sensitive = vec![
-                (
-                    "prompt".to_string(),
-                    AttrValue::Text(plan.prompt().to_string()),
-                ),
-                ("system".to_string(), AttrValue::Text(plan.system())),
-                ("output".to_string(), AttrValue::Text(output.to_string())),
-            ];
+            // Content is copied only for a consumer that consents to it (Tracer::set_content).
+            let sensitive = if sh.tracer.wants_content() {
+                vec![
+                    (
+                        "prompt".to_string(),
+                        AttrValue::Text(plan.prompt().to_string()),
+                    ),
+                    ("system".to_string(), AttrValue::Text(plan.system())),
+                    ("output".to_string(), AttrValue::Text(output.to_string())),
+                ]
+            } else {
+                Vec::new()
+            };
             sh.tracer.close(span, None, attributes, sensitive);
         }
         match self.append(text, true) {

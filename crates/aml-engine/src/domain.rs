@@ -69,6 +69,12 @@ impl Domain {
         self.shared.tracer.set_enabled(enabled);
     }
 
+    /// Whether some trace consumer consents to content (sensitive attributes); see
+    /// `Tracer::set_content`. Content is recorded by default.
+    pub fn set_trace_content(&mut self, content: bool) {
+        self.shared.tracer.set_content(content);
+    }
+
     pub fn trace_pending(&self) -> bool {
         self.shared.tracer.has_pending()
     }

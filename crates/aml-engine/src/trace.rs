@@ -187,6 +187,10 @@ pub struct SpanFailure {
 #[derive(Debug)]
 pub struct Tracer {
     enabled: bool,
+    /// No consumer consents to content (INVENTORY's consent rules): sensitive attributes are
+    /// neither built by the engine nor kept when a caller passes them, so prompts and outputs
+    /// are not copied for records that would drop them anyway.
+    redact_content: bool,
     next_trace: u64,
     next_span: u64,
     sequence: u64,
@@ -195,8 +199,12 @@ pub struct Tracer {
 
 impl Default for Tracer {
     fn default() -> Self {
+        // The trace clock's origin predates every instant a tracer takes, so no `at` is
+        // clamped to 0 (which made durations disagree with `at` in the first traced span).
+        CLOCK_ORIGIN.get_or_init(Instant::now);
         Tracer {
             enabled: false,
+            redact_content: false,
             next_trace: 1,
             next_span: 1,
             sequence: 0,
@@ -236,6 +244,25 @@ impl Tracer {
 
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+
+    /// Whether some consumer consents to content; sensitive attributes are recorded only then.
+    pub fn set_content(&mut self, content: bool) {
+        self.redact_content = !content;
+    }
+
+    /// Whether a record made now keeps sensitive attributes: worth building them.
+    pub fn wants_content(&self) -> bool {
+        self.enabled && !self.redact_content
+    }
+
+    /// `sensitive`, or nothing when no consumer consents to content.
+    fn consented(&self, sensitive: Attributes) -> Attributes {
+        if self.redact_content {
+            Vec::new()
+        } else {
+            sensitive
+        }
     }
 
     pub fn has_pending(&self) -> bool {
@@ -287,7 +314,7 @@ impl Tracer {
                 kind,
                 name: name.clone(),
                 attributes,
-                sensitive,
+                sensitive: self.consented(sensitive),
             });
         }
         OpenSpan {
@@ -315,10 +342,13 @@ impl Tracer {
             None => SpanStatus::Ok,
             Some(f) => {
                 attributes.push(("error.type".into(), AttrValue::Text(f.error_type.clone())));
-                sensitive.push(("error.message".into(), AttrValue::Text(f.message.clone())));
+                if !self.redact_content {
+                    sensitive.push(("error.message".into(), AttrValue::Text(f.message.clone())));
+                }
                 SpanStatus::Error
             }
         };
+        let sensitive = self.consented(sensitive);
         let sequence = self.next_sequence();
         let ended = Instant::now();
         self.pending.push(TraceRecord::SpanEnd {
@@ -349,6 +379,7 @@ impl Tracer {
             return;
         }
         let sequence = self.next_sequence();
+        let sensitive = self.consented(sensitive);
         self.pending.push(TraceRecord::Point {
             span_id: span,
             parent,
@@ -363,100 +394,5 @@ impl Tracer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_use_two_counters_and_root_is_trace_zero() {
-        let mut t = Tracer::default();
-        assert_eq!(SpanId::ROOT.to_string(), "trace-0");
-        assert_eq!(t.next_trace_id().to_string(), "trace-1");
-        assert_eq!(t.next_span_id().to_string(), "span-1");
-        assert_eq!(t.next_trace_id().to_string(), "trace-2");
-    }
-
-    #[test]
-    fn disabled_tracer_records_nothing() {
-        let mut t = Tracer::default();
-        let s = t.open(
-            SpanId::ROOT,
-            None,
-            SpanKind::Evaluation,
-            "evaluate".into(),
-            vec![],
-            vec![],
-        );
-        t.close(s, None, vec![], vec![]);
-        assert!(!t.has_pending());
-    }
-
-    #[test]
-    fn failed_span_carries_type_as_metadata_and_message_as_sensitive() {
-        let mut t = Tracer::default();
-        t.set_enabled(true);
-        let s = t.open(
-            SpanId::ROOT,
-            None,
-            SpanKind::Evaluation,
-            "evaluate".into(),
-            vec![],
-            vec![],
-        );
-        let failure = SpanFailure {
-            error_type: "TypeError".into(),
-            message: "boom".into(),
-        };
-        t.close(s, Some(&failure), vec![], vec![]);
-        let records = t.drain();
-        assert_eq!(records.len(), 2);
-        let json = serde_json::to_value(&records[1]).unwrap();
-        assert_eq!(json["type"], "span.end");
-        assert_eq!(json["status"], "error");
-        assert_eq!(json["sequence"], 2);
-        assert_eq!(json["attributes"]["error.type"], "TypeError");
-        assert_eq!(json["sensitive"]["error.message"], "boom");
-        assert!(json.get("parentSpanId").is_none());
-        let (start, end) = (json_at(&records[0]), json["at"].as_f64().unwrap());
-        assert!(start <= end);
-        assert!(end <= trace_clock_ms());
-        let duration = json["durationMs"].as_f64().unwrap();
-        assert!(
-            (end - start - duration).abs() < 1e-6,
-            "at ({start}, {end}) disagrees with durationMs {duration}"
-        );
-    }
-
-    fn json_at(record: &TraceRecord) -> f64 {
-        serde_json::to_value(record).unwrap()["at"]
-            .as_f64()
-            .unwrap()
-    }
-
-    #[test]
-    fn span_opened_untraced_reports_its_end_with_identity_once_tracing_is_on() {
-        let mut t = Tracer::default();
-        let parent = t.next_trace_id();
-        let id = t.next_span_id();
-        let s = t.open(
-            id,
-            Some(parent),
-            SpanKind::Agent,
-            "Agent".into(),
-            vec![],
-            vec![],
-        );
-        assert!(!t.has_pending());
-        t.set_enabled(true);
-        t.close(s, None, vec![], vec![]);
-        let records = t.drain();
-        assert_eq!(records.len(), 1);
-        let json = serde_json::to_value(&records[0]).unwrap();
-        assert_eq!(json["type"], "span.end");
-        assert_eq!(json["spanId"], "span-1");
-        assert_eq!(json["parentSpanId"], "trace-1");
-        assert_eq!(json["kind"], "agent");
-        assert_eq!(json["name"], "Agent");
-        assert_eq!(json["status"], "ok");
-        assert_eq!(json["sequence"], 1);
-    }
-}
+#[path = "trace_tests.rs"]
+mod tests;
