@@ -77,6 +77,10 @@ impl Task {
         ids.extend(self.active.iter().copied());
         let mut child = Task::with_base(Arc::from(ids), self.depth(), self.current_span());
         child.top_level = self.top_level && self.frames_are_top_level(self.frames.len());
+        // Most nested tasks are one Agent (its node and its capture: two frames). Room for
+        // exactly those, instead of a first growth to four, is 240 bytes less per task in
+        // flight (a 200,000-Agent fan-out holds them all at once); deeper tasks grow as usual.
+        child.frames = Vec::with_capacity(2);
         child
     }
 
