@@ -183,10 +183,21 @@ describe("ACP Agent Sandbox launch errors", () => {
   it("the state directory must be creatable and its removal failure is a resource cleanup failure", async () => {
     let error = await rejection(inSandbox("x", {}, { sandbox: failing("mkdir", { exitCode: 1, stderr: "read-only fs", stdout: "" }) }).result)
     expect(error.cause.message).toBe('Agent provider "scripted-acp" could not prepare writable state: read-only fs')
-    error = await rejection(inSandbox("x", {}, { sandbox: failing("rm", { exitCode: 1, stderr: "busy", stdout: "" }) }).result)
+    const refused: string[] = []
+    const refusingRm = wrappedSandbox((command, args) => {
+      if (command !== "rm") return undefined
+      refused.push(args[args.length - 1])
+      return { exitCode: 1, stderr: "busy", stdout: "" }
+    })
+    error = await rejection(inSandbox("x", {}, { sandbox: refusingRm }).result)
     expect(error.cause).toBeInstanceOf(AggregateError)
     expect(error.cause.message).toBe("ACP invocation resource cleanup failed")
     expect(error.cause.errors.map((e: Error) => e.message)).toEqual(['Agent provider "scripted-acp" state cleanup failed: busy'])
+    // The refused removal left the state directory (this guest's paths are host paths): the
+    // test removes what it made the provider leave.
+    expect(refused).toHaveLength(1)
+    expect(existsSync(refused[0])).toBe(true)
+    rmSync(refused[0], { force: true, recursive: true })
   })
 
   it("checks materialized files before writing any, and reports each failing step", async () => {
