@@ -27,6 +27,8 @@ interface Call {
   prompt?: string
   workflow?: string
   key?: string
+  /** A record's attempt token (the x-aml-journal-attempt header). */
+  attempt?: string
 }
 
 let server: RestateServer
@@ -100,7 +102,8 @@ async function startRecorder(target: string) {
     if (answer.ok && /\/record$/.test(req.url ?? "")) {
       const entry = JSON.parse(body.toString("utf8")) as { value?: { text?: string } }
       const prompt = entry.value?.text?.replace(/ ok$/, "")
-      appendFileSync(callLog, `${JSON.stringify({ pid: Number(req.headers["x-aml-worker"]), event: "recorded", prompt })}\n`)
+      const attempt = req.headers["x-aml-journal-attempt"]
+      appendFileSync(callLog, `${JSON.stringify({ pid: Number(req.headers["x-aml-worker"]), event: "recorded", prompt, attempt })}\n`)
     }
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" })
     res.end(text)
@@ -191,8 +194,19 @@ describe("a worker dies under concurrency", () => {
     for (const prompt of settledFirst) expect(prompt).toMatch(/^branch [1-8]$/)
     const second = startedOn(log, workers[1]!.child.pid)
     for (const prompt of settledFirst) expect(second, `${prompt} settled before the kill`).not.toContain(prompt)
+    // The attempt fence: a record in flight when the worker died is stored only if it landed
+    // before the retry's load (which then replays it); after, it is refused. So the object
+    // keeps each branch exactly once, whichever way that race went.
     const recorded = prompts(log, "recorded")
-    for (let i = 1; i <= 8; i++) expect(count(recorded, `branch ${i}`), `branch ${i}`).toBeGreaterThanOrEqual(1)
+    for (let i = 1; i <= 8; i++) expect(count(recorded, `branch ${i}`), `branch ${i}`).toBe(1)
+    // Each attempt sent its own token with its records.
+    const tokens = (pid: number | undefined) => [...new Set(log.filter((call) => call.event === "recorded" && call.pid === pid).map((call) => call.attempt))]
+    const [firstTokens, secondTokens] = [tokens(first), tokens(workers[1]!.child.pid)]
+    expect(firstTokens).toHaveLength(1)
+    expect(secondTokens).toHaveLength(1)
+    expect(firstTokens[0]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(secondTokens[0]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(secondTokens[0]).not.toBe(firstTokens[0])
   }, 120_000)
 
   it("a worker killed during an Agent call: that Agent runs again, nothing else does", async () => {

@@ -45,6 +45,12 @@ export interface RestateJournalOptions {
   readonly key: string
   readonly headers?: Readonly<Record<string, string>> | undefined
   readonly timeoutMs?: number | undefined
+  /**
+   * A token unique to this attempt, sent as `x-aml-journal-attempt` (over any header of that
+   * name in `headers`): once an attempt's load stored its token, the object refuses records of
+   * any other (docs/DURABLE.md, "The attempt fence").
+   */
+  readonly attempt?: string | undefined
 }
 
 /** The AmlJournal kept in the journal object `object` keyed `key`; close() when done. */

@@ -4,6 +4,7 @@
 // Rust's (crates/aml-restate); the object's handlers are lib/durable/journal-object.js.
 
 import { restateJournalClose, restateJournalLoad, restateJournalOpen, restateJournalRecord } from "../core/native.js"
+import { ATTEMPT_HEADER } from "./journal-object.js"
 
 const DEFAULT_TIMEOUT_MS = 30_000
 
@@ -12,8 +13,22 @@ function failed(what, error) {
 }
 
 /**
- * `{ ingress, object, key, headers?, timeoutMs? }`: the object `object` keyed `key` behind the
- * Restate ingress URL `ingress`. Call close() once the evaluation settled.
+ * `options.headers` as pairs, plus `options.attempt` (the attempt's fence token) as
+ * ATTEMPT_HEADER, over any header of that name.
+ */
+function requestHeaders(options) {
+  const headers = Object.entries(options.headers ?? {}).map(([name, value]) => [name, String(value)])
+  const attempt = options.attempt
+  if (attempt === undefined) return headers
+  if (typeof attempt !== "string" || attempt.length === 0) throw new TypeError("Restate journal attempt must be a non-empty string")
+  return [...headers.filter(([name]) => name.toLowerCase() !== ATTEMPT_HEADER), [ATTEMPT_HEADER, attempt]]
+}
+
+/**
+ * `{ ingress, object, key, headers?, timeoutMs?, attempt? }`: the object `object` keyed `key`
+ * behind the Restate ingress URL `ingress`. `attempt` is a token unique to this attempt: with
+ * it, the object keeps this journal's records only while no other attempt has loaded since
+ * (the fence in journal-object.js). Call close() once the evaluation settled.
  */
 export function createRestateJournal(options) {
   if (typeof options !== "object" || options === null) throw new TypeError("Restate journal options must be an object")
@@ -21,7 +36,7 @@ export function createRestateJournal(options) {
   for (const [name, value] of [["ingress", ingress], ["object", object], ["key", key]]) {
     if (typeof value !== "string" || value.length === 0) throw new TypeError(`Restate journal ${name} must be a non-empty string`)
   }
-  const headers = Object.entries(options.headers ?? {}).map(([name, value]) => [name, String(value)])
+  const headers = requestHeaders(options)
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new TypeError("Restate journal timeoutMs must be a positive integer")
   let handle

@@ -5,6 +5,8 @@
 // Restate journal depends on the order in which concurrent Agents settle, so a retry on
 // another worker replays every settled step by its position, whatever the order was.
 
+import { randomUUID } from "node:crypto"
+
 import { describeFailure } from "../errors/describe-failure.js"
 import { journalObject } from "./journal-object.js"
 import { createRestateJournal } from "./restate-journal.js"
@@ -53,7 +55,16 @@ export async function amlWorkflow(options) {
   const { ingress, ingressHeaders, journalTimeoutMs, render, runtime } = options
   const evaluateOptions = options.evaluate ?? {}
   const run = async (ctx, input) => {
-    const journal = createRestateJournal({ headers: ingressHeaders, ingress, key: ctx.key, object: journalName, timeoutMs: journalTimeoutMs })
+    // A fresh token per attempt for the journal object's fence (journal-object.js). Not
+    // ctx.rand: Restate replays that, so every attempt would get the same token.
+    const journal = createRestateJournal({
+      attempt: randomUUID(),
+      headers: ingressHeaders,
+      ingress,
+      key: ctx.key,
+      object: journalName,
+      timeoutMs: journalTimeoutMs,
+    })
     const controller = new AbortController()
     const abort = (reason) => {
       if (!controller.signal.aborted) controller.abort(reason)
