@@ -1,5 +1,6 @@
 // @aml-jsx/sdk/restate on the package's own Node (20 or newer): its options, Node and peer
 // checks and the journal's failures, without a Restate server (restate-durable.spec.ts has one).
+import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http"
 import { createServer } from "node:net"
 
 import { describe, expect, it } from "vitest"
@@ -74,6 +75,38 @@ describe("createRestateJournal", () => {
     expectExact(thrown(() => createRestateJournal({ ...base, object: 1 as never })), TypeError, "Restate journal object must be a non-empty string")
     expectExact(thrown(() => createRestateJournal({ ...base, timeoutMs: 0 })), TypeError, "Restate journal timeoutMs must be a positive integer")
     expectExact(thrown(() => createRestateJournal({ ...base, ingress: "ftp://x" })), TypeError, 'Restate journal ingress "ftp://x" must be an http or https URL')
+    expectExact(thrown(() => createRestateJournal({ ...base, attempt: "" })), TypeError, "Restate journal attempt must be a non-empty string")
+    expectExact(thrown(() => createRestateJournal({ ...base, attempt: 7 as never })), TypeError, "Restate journal attempt must be a non-empty string")
+  })
+
+  it("sends the attempt token as x-aml-journal-attempt, over a header of that name in headers", async () => {
+    const seen: IncomingHttpHeaders[] = []
+    const server = createHttpServer((req, res) => {
+      seen.push(req.headers)
+      req.resume()
+      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(req.url?.endsWith("/load") ? "[]" : "null"))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const address = server.address()
+    const ingress = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`
+    const headers = { authorization: "Bearer t", "X-AML-Journal-Attempt": "from headers" }
+    const journal = createRestateJournal({ ingress, object: "J", key: "k", headers, attempt: "token-1" })
+    const plain = createRestateJournal({ ingress, object: "J", key: "k", headers })
+    try {
+      await journal.entries()
+      await journal.append({ key: "0/a", digest: "d", kind: "agent", value: { text: "x" } })
+      await plain.append({ key: "0/a", digest: "d", kind: "agent", value: { text: "x" } })
+    } finally {
+      journal.close()
+      plain.close()
+      await new Promise((resolve) => server.close(resolve))
+    }
+    expect(seen.map((headers) => [headers["x-aml-journal-attempt"], headers.authorization])).toEqual([
+      ["token-1", "Bearer t"],
+      ["token-1", "Bearer t"],
+      // Without `attempt`, headers go as given.
+      ["from headers", "Bearer t"],
+    ])
   })
 
   it("fails loads and records with a message naming the object and the step", async () => {
