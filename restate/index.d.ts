@@ -13,7 +13,10 @@ export interface AmlWorkflowOptions<I> {
   readonly name: string
   /** The Restate ingress URL as the workers reach it (the journal object is called there). */
   readonly ingress: string
-  /** Headers sent with every journal request to the ingress (e.g. authentication). */
+  /**
+   * Headers sent with every journal request to the ingress (e.g. authentication);
+   * `x-aml-journal-attempt` is the workflow's own (a fresh token per attempt).
+   */
   readonly ingressHeaders?: Readonly<Record<string, string>> | undefined
   /** Per-request timeout of the journal's ingress calls (default 30,000 ms). */
   readonly journalTimeoutMs?: number | undefined
