@@ -100,6 +100,16 @@ function tracerWith(processor) {
   return new BasicTracerProvider({ spanProcessors: [processor] }).getTracer("bench")
 }
 
+/**
+ * A trace listener whose record sink (lib/observability/trace-sink.js) does nothing: AML's own
+ * record path (the engine's records, the batch, its parsing and dispatch) with no exporter.
+ */
+function emptySink() {
+  const listener = () => {}
+  listener[Symbol.for("@aml-jsx/sdk/trace-record-sink")] = () => {}
+  return listener
+}
+
 /** The variant named `key`: `{ run, reset? }`, built only when chosen. */
 function variant(key) {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
@@ -120,6 +130,8 @@ function variant(key) {
       return runtime(undefined)
     case "noop-listener":
       return runtime(() => {})
+    case "empty-sink":
+      return runtime(emptySink())
     case "exporter-api":
       // No global tracer provider is registered: the API's no-op tracer.
       return exporter(trace.getTracer("bench"))

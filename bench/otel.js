@@ -1,7 +1,8 @@
 // The OpenTelemetry exporter's cost on the 2,000 fanned-out Agents workload (bench/agents.js),
 // against the OTel SDK's own cost per span (docs/OBSERVABILITY.md "Cost").
 //
-// Workload rows: no trace listener; a no-op trace listener (AML's public-event cost); the
+// Workload rows: no trace listener; a no-op trace listener (AML's public-event cost); a
+// record sink that does nothing (AML's record path alone: the floor under any sink); the
 // exporter on the API's no-op tracer (no SDK: what AML and the exporter add before any span
 // exists); the exporter on `@opentelemetry/sdk-trace-base` with a no-op span processor, the
 // in-memory exporter (`SimpleSpanProcessor`) and a `BatchSpanProcessor` (what production
@@ -26,6 +27,7 @@ const script = fileURLToPath(new URL("./otel-variant.js", import.meta.url))
 const VARIANTS = [
   ["none", "no trace listener"],
   ["noop-listener", "no-op trace listener"],
+  ["empty-sink", "empty record sink (AML's record path alone)"],
   ["exporter-api", "exporter, API no-op tracer (no SDK)"],
   ["exporter-noop", "exporter, SDK no-op span processor", "span12-noop"],
   ["exporter-memory", "exporter, SDK in-memory exporter", "span12-memory"],
