@@ -147,7 +147,7 @@ impl Domain {
         let parent = self.external.parent_of(span).unwrap_or(parent);
         self.shared
             .tracer
-            .point(span, parent, name, attributes, sensitive);
+            .point(span, parent, name.into(), attributes, sensitive);
     }
 
     /// Starts a task. With `parent`, the task is a component-local `evaluate()` called by

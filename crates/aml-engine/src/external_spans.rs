@@ -32,7 +32,7 @@ impl ExternalSpans {
         } else {
             tracer.next_trace_id()
         };
-        let span = tracer.open(id, parent, kind, name, attributes, sensitive);
+        let span = tracer.open(id, parent, kind, name.into(), attributes, sensitive);
         self.open.insert(id, span);
         id
     }

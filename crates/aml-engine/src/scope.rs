@@ -42,7 +42,7 @@ impl Task {
             id,
             parent,
             entry.kind,
-            entry.name,
+            entry.name.into(),
             entry.attributes,
             entry.sensitive,
         );

@@ -149,9 +149,14 @@ impl Task {
             NodeKind::Component => {
                 let parent = Some(self.current_span());
                 let id = sh.tracer.next_trace_id();
-                let span =
-                    sh.tracer
-                        .open(id, parent, SpanKind::Component, name.into(), vec![], vec![]);
+                let span = sh.tracer.open(
+                    id,
+                    parent,
+                    SpanKind::Component,
+                    name.to_string().into(),
+                    vec![],
+                    vec![],
+                );
                 (Some(span), Op::Invoke)
             }
             NodeKind::Primitive(_) => (None, Op::Primitive),

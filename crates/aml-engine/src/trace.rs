@@ -8,6 +8,7 @@
 //! Sensitive attributes travel separately from metadata so the facade can build the
 //! redacted event and, only when a listener consents, the content event.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -99,6 +100,10 @@ pub enum AttrValue {
 
 pub type Attributes = Vec<(String, AttrValue)>;
 
+/// A span's name: the primitives' names are static (`"Agent"`, `"System"`…) and cost no
+/// allocation per span; component and driver span names are owned.
+pub type SpanName = Cow<'static, str>;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum TraceRecord {
@@ -113,7 +118,7 @@ pub enum TraceRecord {
         /// Sub-millisecond time on the monotonic trace clock (`trace_clock_ms`).
         at: f64,
         kind: SpanKind,
-        name: String,
+        name: SpanName,
         #[serde(serialize_with = "attrs")]
         attributes: Attributes,
         #[serde(serialize_with = "attrs")]
@@ -129,7 +134,7 @@ pub enum TraceRecord {
         timestamp: f64,
         at: f64,
         kind: SpanKind,
-        name: String,
+        name: SpanName,
         status: SpanStatus,
         #[serde(rename = "durationMs")]
         duration_ms: f64,
@@ -147,7 +152,7 @@ pub enum TraceRecord {
         sequence: u64,
         timestamp: f64,
         at: f64,
-        name: String,
+        name: SpanName,
         #[serde(serialize_with = "attrs")]
         attributes: Attributes,
         #[serde(serialize_with = "attrs")]
@@ -172,7 +177,7 @@ pub struct OpenSpan {
     pub id: SpanId,
     pub parent: Option<SpanId>,
     pub kind: SpanKind,
-    pub name: String,
+    pub name: SpanName,
     pub started: Instant,
 }
 
@@ -298,7 +303,7 @@ impl Tracer {
         id: SpanId,
         parent: Option<SpanId>,
         kind: SpanKind,
-        name: String,
+        name: SpanName,
         attributes: Attributes,
         sensitive: Attributes,
     ) -> OpenSpan {
@@ -371,7 +376,7 @@ impl Tracer {
         &mut self,
         span: SpanId,
         parent: Option<SpanId>,
-        name: String,
+        name: SpanName,
         attributes: Attributes,
         sensitive: Attributes,
     ) {
