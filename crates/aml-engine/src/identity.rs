@@ -24,6 +24,8 @@ pub(crate) struct ActiveSet {
     inline: [Identity; INLINE],
     len: u8,
     spilled: Option<HashSet<Identity, CounterHash>>,
+    /// Bumped by every change, so a snapshot of the set can be reused until the next one.
+    generation: u32,
 }
 
 impl ActiveSet {
@@ -34,8 +36,14 @@ impl ActiveSet {
         }
     }
 
+    /// Changes with every insert, removal or clear (wrapping: a snapshot is never kept that long).
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation
+    }
+
     /// Adds `identity`; false when it was there already.
     pub(crate) fn insert(&mut self, identity: Identity) -> bool {
+        self.generation = self.generation.wrapping_add(1);
         if let Some(set) = &mut self.spilled {
             return set.insert(identity);
         }
@@ -57,6 +65,7 @@ impl ActiveSet {
 
     /// Removes `identity`; false when it was not there.
     pub(crate) fn remove(&mut self, identity: &Identity) -> bool {
+        self.generation = self.generation.wrapping_add(1);
         if let Some(set) = &mut self.spilled {
             return set.remove(identity);
         }
@@ -72,6 +81,7 @@ impl ActiveSet {
     }
 
     pub(crate) fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
         self.len = 0;
         self.spilled = None;
     }

@@ -28,6 +28,9 @@ pub(crate) struct Task {
     pub(crate) active: ActiveSet,
     /// Identities active in the ancestors of a nested task, captured when it was created.
     inherited: Arc<[Identity]>,
+    /// The identities this task's children inherit, with the `active` generation they were
+    /// taken at: siblings created on an unchanged branch (a fan-out) share one list.
+    for_children: Option<(u32, Arc<[Identity]>)>,
     base_depth: u64,
     pub(crate) node_depth: u64,
     pub(crate) base_parent: SpanId,
@@ -58,6 +61,7 @@ impl Task {
             captures: Vec::new(),
             active: ActiveSet::default(),
             inherited,
+            for_children: None,
             base_depth,
             node_depth: 0,
             base_parent,
@@ -72,10 +76,19 @@ impl Task {
     }
 
     /// A task created by a component of this task; the component is the top frame.
-    pub(crate) fn child(&self) -> Task {
-        let mut ids: Vec<Identity> = self.inherited.to_vec();
-        ids.extend(self.active.iter().copied());
-        let mut child = Task::with_base(Arc::from(ids), self.depth(), self.current_span());
+    pub(crate) fn child(&mut self) -> Task {
+        let generation = self.active.generation();
+        let ids = match &self.for_children {
+            Some((taken, ids)) if *taken == generation => Arc::clone(ids),
+            _ => {
+                let mut ids: Vec<Identity> = self.inherited.to_vec();
+                ids.extend(self.active.iter().copied());
+                let ids: Arc<[Identity]> = Arc::from(ids);
+                self.for_children = Some((generation, Arc::clone(&ids)));
+                ids
+            }
+        };
+        let mut child = Task::with_base(ids, self.depth(), self.current_span());
         child.top_level = self.top_level && self.frames_are_top_level(self.frames.len());
         // Most nested tasks are one Agent (its node and its capture: two frames). Room for
         // exactly those, instead of a first growth to four, is 240 bytes less per task in
@@ -358,5 +371,34 @@ impl Task {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn siblings_on_an_unchanged_branch_share_their_inherited_identities() {
+        let mut parent = Task::root();
+        parent.active.insert(11);
+        let (a, b) = (parent.child(), parent.child());
+        assert!(Arc::ptr_eq(&a.inherited, &b.inherited));
+        assert_eq!(&*a.inherited, &[11]);
+        // The branch changed: the next child sees the new identity, in its own list.
+        parent.active.insert(12);
+        let c = parent.child();
+        assert!(!Arc::ptr_eq(&a.inherited, &c.inherited));
+        let mut ids = c.inherited.to_vec();
+        ids.sort_unstable();
+        assert_eq!(ids, [11, 12]);
+        parent.active.remove(&12);
+        assert_eq!(&*parent.child().inherited, &[11]);
+        // A grandchild inherits its parent's inherited identities and its active ones.
+        let mut child = parent.child();
+        child.active.insert(21);
+        let mut ids = child.child().inherited.to_vec();
+        ids.sort_unstable();
+        assert_eq!(ids, [11, 21]);
     }
 }
