@@ -87,7 +87,7 @@ export function runTextAgent(domain, task, node, prompt, settled, entered) {
     if (domain.journal === undefined) {
       const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
       if (typeof line === "number") throw stepFailure(domain, task, line)
-      plan = textAgentPlan(line, prompt)
+      plan = textAgentPlan(domain, line, prompt)
     } else {
       // A journaled evaluation (docs/JOURNAL.md) entered it already (enterLocalText).
       plan = enterJournaledTextAgent(domain, prompt, entered)
