@@ -186,6 +186,38 @@ describe("an aborted component is joined, not raced (§2.2)", () => {
   })
 })
 
+describe("an aborted run with fanned-out Agents still in flight", () => {
+  it("finishes only after every one-call Agent of an abandoned component has settled", async () => {
+    const p = ignoring()
+    const runtime = new AmlRuntime({ agentProvider: p.provider })
+    const finished = finishes(runtime)
+    const controller = new AbortController()
+    const reason = new Error("stop the fan-out")
+    function FanOut() {
+      return Promise.all(["a", "b", "c"].map((prompt) => evaluate(<Agent>{prompt}</Agent>)))
+    }
+    let settled = false
+    const run = runtime.evaluate(<FanOut />, { signal: controller.signal })
+    run.then(
+      () => (settled = true),
+      () => (settled = true),
+    )
+    await until(() => p.started.length === 3, "the three provider calls")
+    controller.abort(reason)
+    // The component is abandoned after one macrotask; the run must still wait for its Agents.
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve))
+    expect(settled).toBe(false)
+    expect(finished).toHaveLength(0)
+    p.release("a")
+    p.release("b")
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve))
+    expect(finished).toHaveLength(0)
+    p.release("c")
+    expect(await rejection(run)).toBe(reason)
+    expect(finished).toHaveLength(1)
+  })
+})
+
 describe("the provider abort grace timer", () => {
   afterEach(() => {
     vi.useRealTimers()
