@@ -2,6 +2,8 @@
 // the masked call itself, its failure wrapping and the response text. Shared by the plain
 // Agent path (lib/agents/run.js) and the journaled one (lib/journal/agent.js).
 
+import { setMaxListeners } from "node:events"
+
 import { attachObservability } from "./services.js"
 import { masked, storage } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
@@ -27,6 +29,13 @@ export function readText(response, label) {
 
 /** The frozen AgentExecutionContext of one Agent call. */
 export function createExecutionContext(domain, trace, sandbox) {
+  if (!domain.abortable && !domain.signalShared) {
+    // AML's own signal (the caller passed none) goes to every concurrent provider call of
+    // the run, and each may listen to it: Node's warning past 10 listeners would only be
+    // noise for a fan-out. Lifted once per evaluation, on its first Agent call.
+    setMaxListeners(0, domain.signal)
+    domain.signalShared = true
+  }
   const context =
     sandbox === undefined
       ? { events: domain.events, signal: domain.signal, trace }

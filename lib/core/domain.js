@@ -45,6 +45,8 @@ export class EvaluationDomain extends DomainTrace {
     this.options = options
     this.signal = signal
     this.abortable = abortable
+    /** AML's own signal is handed to many provider calls: its listener limit is lifted (lib/agents/call.js). */
+    this.signalShared = false
     /** Rejecters of the awaits currently raced against the signal (one listener in total). */
     this.abortRacers = new Set()
     this.runId = randomUUID()
