@@ -5,18 +5,18 @@ import { jsx } from "../jsx-runtime/index.js"
 
 import { measure } from "./harness.js"
 
-const FAN_OUT = 2_000
+export const FAN_OUT = 2_000
 const CHILDREN = 500
 
 // A deterministic provider: the cheapest honest provider, so the numbers are runtime cost.
-const provider = {
+export const provider = {
   name: "bench",
   async run(request) {
     return { text: request.prompt.length > 40 ? "long" : request.prompt }
   },
 }
 
-function FanOut() {
+export function FanOut() {
   return Promise.all(
     Array.from({ length: FAN_OUT }, (_, i) => evaluate(jsx(Agent, { children: `task ${i}` }))),
   ).then((results) => results.length)

@@ -20,23 +20,11 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base"
 
-import { Agent, AmlRuntime, createOpenTelemetryTracer, evaluate } from "../index.js"
+import { AmlRuntime, createOpenTelemetryTracer } from "../index.js"
 import { jsx } from "../jsx-runtime/index.js"
 
-const FAN_OUT = 2_000
-
-const provider = {
-  name: "bench",
-  async run(request) {
-    return { text: request.prompt.length > 40 ? "long" : request.prompt }
-  },
-}
-
-function FanOut() {
-  return Promise.all(Array.from({ length: FAN_OUT }, (_, i) => evaluate(jsx(Agent, { children: `task ${i}` })))).then(
-    (results) => results.length,
-  )
-}
+// The agents group's workload itself: its deterministic provider and 2,000-Agent fan-out.
+import { FAN_OUT, FanOut, provider } from "./agents.js"
 
 const noopProcessor = { forceFlush: async () => {}, onEnd() {}, onStart() {}, shutdown: async () => {} }
 

@@ -12,21 +12,15 @@ function attributesJson(attributes) {
   return attributes === undefined ? undefined : JSON.stringify(attributes)
 }
 
-/** Whether a trace listener of `registry` captures content. */
-function consents(registry) {
-  for (const entry of registry.trace) if (entry.captureContent) return true
-  return false
-}
-
 export class DomainTrace {
   refreshTracing() {
     // Records batched for the sinks go to the listeners that were there when they happened.
     if (this.traceBatched) this.drainTrace()
     this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
     const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
-    // Content (prompts, outputs, Tool input…) is recorded only while some listener consents.
-    const content = consents(this.runtimeListeners) || consents(this.local)
     this.trace.refresh(this.drainTraceNow)
+    // Content (prompts, outputs, Tool input…) is recorded only while some listener consents.
+    const content = this.trace.consenting
     this.traceBatched = tracing && !this.trace.listening
     if (tracing !== this.tracing || content !== this.traceContent) {
       this.tracing = tracing

@@ -51,6 +51,8 @@ export class TraceDispatcher {
     this.listening = false
     /** Whether some sink consents to content (the compact drain then carries `sensitive`). */
     this.content = false
+    /** Whether some trace listener, sink or not, captures content (the domain's consent flag). */
+    this.consenting = false
     /** The sinks' `control`: the domain's flush and the trace clock offset. */
     this.control = undefined
   }
@@ -59,8 +61,10 @@ export class TraceDispatcher {
   refresh(flush) {
     const sinks = []
     let listening = false
+    let consenting = false
     for (const registry of this.registries) {
       for (const entry of registry.trace) {
+        if (entry.captureContent) consenting = true
         if (entry.sink === undefined) listening = true
         else if (entry.captureContent) sinks.unshift(entry)
         else sinks.push(entry)
@@ -68,6 +72,7 @@ export class TraceDispatcher {
     }
     this.sinks = sinks
     this.listening = listening
+    this.consenting = consenting
     this.content = sinks.length > 0 && sinks[0].captureContent
     if (sinks.length > 0 && this.control === undefined) {
       this.control = Object.freeze({ clockOffset: traceClockOffset(), flush })
