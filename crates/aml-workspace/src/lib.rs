@@ -24,6 +24,7 @@ pub mod fs_storage;
 pub mod holder;
 pub mod index;
 pub mod lock;
+mod lock_aside;
 mod lock_record;
 pub mod materializations;
 pub mod owners;

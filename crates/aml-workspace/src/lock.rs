@@ -14,7 +14,9 @@
 //! removes the directory with `rmdir`, and then competes in the ordinary `mkdir`. The record is
 //! a sibling, not a file inside the directory, so a proper-lockfile process still sees its
 //! mtime protocol and can still `rmdir` a stale lock. Unknown holders (another host, a
-//! TypeScript SDK process, no record) keep the staleness rule.
+//! TypeScript SDK process, no record) keep the staleness rule. Whatever removes another
+//! holder's directory (stale, dead, or a short lock's owner died) goes through
+//! [`crate::lock_aside`], which never removes a lock taken anew meanwhile.
 
 use std::fs::{self, File, FileTimes};
 use std::io;
@@ -25,6 +27,7 @@ use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::WorkspaceError;
+use crate::lock_aside::remove_if;
 pub use crate::lock_record::holder_path;
 use crate::lock_record::{claim_record, dead_holder, remove_dead, write_record};
 
@@ -92,6 +95,10 @@ struct State {
 /// directory or finds another owner).
 const DEAD_TAKEOVERS: usize = 3;
 
+/// Times one acquisition competes again after finding the lock released under it (each time
+/// someone else took it and let it go between our `mkdir` and `stat`): then it counts as held.
+const RELEASED_RETRIES: usize = 16;
+
 /// A held lock. Dropping it without [`DirLock::release`] stops the refresh but leaves the
 /// directory (a crashed holder looks the same; the lock then goes stale).
 pub struct DirLock {
@@ -149,6 +156,7 @@ impl DirLock {
         let io_failure = |error: io::Error, at: &Path| LockFailure::Io(error, at.to_path_buf());
         let mut took_over = false;
         let mut dead_takeovers = 0;
+        let mut released = 0;
         loop {
             match fs::create_dir(&path) {
                 Ok(()) => break,
@@ -168,16 +176,20 @@ impl DirLock {
             match is_stale(&path, policy) {
                 Ok(true) => {}
                 Ok(false) => return Err(LockFailure::Held),
-                // Released between our mkdir and stat: try again.
-                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                // Released between our mkdir and stat: compete in mkdir again. Nothing is
+                // removed here, since the path may already be the next holder's.
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                    released += 1;
+                    if released > RELEASED_RETRIES {
+                        return Err(LockFailure::Held);
+                    }
+                    continue;
+                }
                 Err(error) => return Err(io_failure(error, &path)),
             }
             took_over = true;
-            match fs::remove_dir_all(&path) {
-                Ok(()) => {}
-                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
-                Err(error) => return Err(io_failure(error, &path)),
-            }
+            remove_if(&path, |aside| is_stale(aside, policy).unwrap_or(false))
+                .map_err(|error| io_failure(error, &path))?;
         }
         let now = policy.clock.now();
         let mtime = match set_mtime(&path, now) {
@@ -229,7 +241,8 @@ impl DirLock {
                     return Ok(lock);
                 }
                 Err(LockFailure::Held) if owner_died(&lock_path(target)) => {
-                    let _ = fs::remove_dir_all(lock_path(target));
+                    remove_if(&lock_path(target), owner_died)
+                        .map_err(|error| LockFailure::Io(error, lock_path(target)))?;
                 }
                 Err(LockFailure::Held) if started.elapsed() < patience => {
                     tokio::time::sleep(pause).await;

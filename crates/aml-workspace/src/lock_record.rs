@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::holder::Holder;
+use crate::lock_aside::remove_if;
 
 /// `<target>.lock.holder`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -98,18 +99,14 @@ pub(crate) fn dead_holder(lock: &Path) -> Option<HolderRecord> {
 
 /// Removes the lock directory of the dead holder `dead`, or leaves everything to whoever got
 /// there first: only the taker whose `rename` claimed the dead record goes on, and it removes
-/// the directory only while it still carries the dead holder's mtime.
+/// the directory only if it still carries the dead holder's mtime once moved aside.
 pub(crate) fn remove_dead(lock: &Path, dead: &HolderRecord) -> io::Result<()> {
     let Some(claim) = claim_record(lock, &dead.token)? else {
         return Ok(());
     };
-    let outcome = match mtime_of(lock) {
-        Ok(mtime) if stamp(mtime) == dead.mtime => match fs::remove_dir(lock) {
-            Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
-            _ => Ok(()),
-        },
-        _ => Ok(()),
-    };
+    let outcome = remove_if(lock, |aside| {
+        mtime_of(aside).is_ok_and(|mtime| stamp(mtime) == dead.mtime)
+    });
     let _ = fs::remove_file(&claim);
     outcome
 }

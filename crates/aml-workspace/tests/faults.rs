@@ -30,7 +30,7 @@ fn child(role: &str, env: &[(&str, String)]) -> Command {
     command
         .env(CHILD, role)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(Stdio::inherit());
     for (key, value) in env {
         command.env(key, value);
     }
