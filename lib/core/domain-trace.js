@@ -52,8 +52,8 @@ export class DomainTrace {
     // A batch timer of a run that has ended finds the native domain freed: nothing is pending.
     if (this.disposed) return
     if (this.traceBatched) {
-      const compact = this.native.drainTraceCompact(this.trace.content)
-      if (compact !== "[]") this.trace.dispatchCompact(JSON.parse(compact))
+      const batch = this.native.drainTraceBatch(this.trace.content)
+      if (batch !== null) this.trace.dispatchBatch(batch)
       return
     }
     const json = this.native.drainTrace()

@@ -117,7 +117,7 @@ const {
   domainDispose,
   drainAgentQueue,
   drainTrace,
-  drainTraceCompact,
+  drainTraceBatch,
   enterFollowUp,
   enterSystem,
   enterScope,
@@ -207,8 +207,8 @@ export class NativeEvaluation {
   setTracing(enabled, content) {
     return setTracing(this.id, enabled, content)
   }
-  drainTraceCompact(content) {
-    return drainTraceCompact(this.id, content)
+  drainTraceBatch(content) {
+    return drainTraceBatch(this.id, content)
   }
   drainTrace() {
     return drainTrace(this.id)

@@ -5,6 +5,7 @@
 
 import { masked } from "../core/component-scope.js"
 import { callAdopting } from "../core/thenable.js"
+import { TraceBatchReader } from "./trace-batch.js"
 import { traceClockOffset } from "./trace-sink.js"
 
 /** Where a compact record's optional `sensitive` element sits, by record type (trace-sink.js). */
@@ -53,6 +54,8 @@ export class TraceDispatcher {
     this.content = false
     /** Whether some trace listener, sink or not, captures content (the domain's consent flag). */
     this.consenting = false
+    /** The reader of the domain's batched drains, with its string table. */
+    this.batches = new TraceBatchReader()
     /** The sinks' `control`: the domain's flush and the trace clock offset. */
     this.control = undefined
   }
@@ -85,9 +88,9 @@ export class TraceDispatcher {
     if (this.sinks.length > 0) masked(deliverToSinks, this, records.map(compactRecord))
   }
 
-  /** Compact records (trace-sink.js) from a batched drain: only sinks listen. */
-  dispatchCompact(records) {
-    masked(deliverToSinks, this, records)
+  /** A batched drain (trace-batch.js) while only sinks listen, with `sensitive` when `this.content`. */
+  dispatchBatch(batch) {
+    masked(deliverToSinks, this, this.batches.read(batch, this.content))
   }
 
   dispatch(record) {

@@ -6,12 +6,12 @@
 // right after the root span opens, when the root span closes, and whenever the sink asks.
 //
 // `sink(runId, record, control)` is called once per record, in sequence order, with
-// component evaluation masked. A record is a compact array (`aml_engine::compact_json`;
-// the public events' `sequence` and `timestamp` are left out):
+// component evaluation masked. A record is a compact array (read from the engine's batch by
+// trace-batch.js; the public events' `sequence` and `timestamp` are left out):
 //   start `[0, spanId, parentSpanId | null, kind, name, at, attributes, sensitive?]`
 //   end   `[1, spanId, kind, failed, durationMs, attributes, sensitive?]`
 //   event `[2, spanId, name, at, attributes, sensitive?]`
-// It is the batch's own parsed array: the sink may keep its attribute objects but must not
+// It is the batch's own decoded array: the sink may keep its attribute objects but must not
 // mutate them. `sensitive` is present only for a listener whose `captureContent` is true
 // (AML's consent rules). `at + control.clockOffset` is the record's epoch time in
 // milliseconds with sub-millisecond precision, on the clock of

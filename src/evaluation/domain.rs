@@ -4,6 +4,7 @@
 //! strings only.
 
 use aml_engine::{Domain, Limits, Policy, SpanFailure, PRIMITIVES};
+use napi::bindgen_prelude::Float64Array;
 use napi::Result;
 use napi_derive::napi;
 
@@ -192,19 +193,26 @@ pub fn primitive_kinds() -> Result<Vec<Vec<String>>> {
     })
 }
 
-/// Pending trace records in the compact form of a record sink (`aml_engine::compact_json`;
-/// `[]` when there are none); `content` adds the sensitive attributes.
-#[napi(ts_return_type = "string")]
-pub fn drain_trace_compact(domain: u32, content: bool) -> Result<JsText> {
+/// One batch of trace records for the record sinks (`aml_engine::TraceBatch`; decoded by
+/// `lib/observability/trace-batch.js`): numbers in one array, strings by reference.
+#[napi(object)]
+pub struct TraceBatchJs {
+    pub numbers: Float64Array,
+    pub strings: Vec<String>,
+    pub interned: u32,
+}
+
+/// Pending trace records as a record sinks' batch, `null` when there are none; `content`
+/// adds the sensitive attributes.
+#[napi]
+pub fn drain_trace_batch(domain: u32, content: bool) -> Result<Option<TraceBatchJs>> {
     guard(|| {
         registry::with(domain, |d| {
-            let records = d.drain_trace();
-            if records.is_empty() {
-                return Ok(JsText("[]".into()));
-            }
-            aml_engine::compact_json(&records, content)
-                .map(JsText)
-                .map_err(|e| napi::Error::from_reason(e.to_string()))
+            Ok(d.drain_trace_batch(content).map(|batch| TraceBatchJs {
+                numbers: Float64Array::new(batch.numbers),
+                strings: batch.strings,
+                interned: batch.interned as u32,
+            }))
         })
     })
 }

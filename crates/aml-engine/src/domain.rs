@@ -13,6 +13,7 @@ use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::Task;
 use crate::trace::{Attributes, OpenSpan, SpanFailure, SpanKind, TraceRecord};
+use crate::trace_batch::{TraceBatch, TraceStrings};
 
 pub use crate::task::TaskId;
 
@@ -32,6 +33,8 @@ pub struct Domain {
     root_span: Option<OpenSpan>,
     tasks: Vec<Option<Task>>,
     free: Vec<TaskId>,
+    /// The string table of the record sinks' batches (trace_batch.rs).
+    trace_strings: TraceStrings,
     /// Journal positions (position.rs), only in an evaluation given a journal.
     pub(crate) positions: Option<Box<crate::journal_tables::Positions>>,
 }
@@ -57,6 +60,7 @@ impl Domain {
             root_span: None,
             tasks: Vec::new(),
             free: Vec::new(),
+            trace_strings: TraceStrings::default(),
             positions: None,
         }
     }
@@ -81,6 +85,13 @@ impl Domain {
 
     pub fn drain_trace(&mut self) -> Vec<TraceRecord> {
         self.shared.tracer.drain()
+    }
+
+    /// Pending trace records as a record sink's batch (trace_batch.rs), `None` when there are
+    /// none; `content` adds the sensitive attributes.
+    pub fn drain_trace_batch(&mut self, content: bool) -> Option<TraceBatch> {
+        let records = self.shared.tracer.drain();
+        (!records.is_empty()).then(|| self.trace_strings.encode(&records, content))
     }
 
     /// Opens the `evaluation` root span `trace-0`.

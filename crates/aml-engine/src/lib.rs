@@ -35,7 +35,7 @@ mod step;
 mod task;
 mod text_agent;
 pub mod trace;
-mod trace_compact;
+mod trace_batch;
 mod workspace;
 
 pub use agent::AgentEntry;
@@ -58,5 +58,5 @@ pub use text_agent::TextAgentStart;
 pub use trace::{
     attributes_from_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord,
 };
-pub use trace_compact::compact_json;
+pub use trace_batch::{TraceBatch, TraceStrings};
 pub use workspace::Channel;

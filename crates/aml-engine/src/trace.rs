@@ -35,6 +35,15 @@ pub enum SpanKind {
 }
 
 impl SpanKind {
+    #[cfg(test)]
+    pub(crate) const ALL: [SpanKind; 13] = {
+        use SpanKind::*;
+        [
+            Evaluation, Component, Agent, File, System, Skill, Tool, Loop, Sandbox, Script,
+            Workspace, Parallel, Include,
+        ]
+    };
+
     pub fn parse(text: &str) -> Option<SpanKind> {
         use SpanKind::*;
         Some(match text {
@@ -53,6 +62,26 @@ impl SpanKind {
             "include" => Include,
             _ => return None,
         })
+    }
+
+    /// The public name (`"agent"`…), as the events' `kind` carries it.
+    pub fn as_str(self) -> &'static str {
+        use SpanKind::*;
+        match self {
+            Evaluation => "evaluation",
+            Component => "component",
+            Agent => "agent",
+            File => "file",
+            System => "system",
+            Skill => "skill",
+            Tool => "tool",
+            Loop => "loop",
+            Sandbox => "sandbox",
+            Script => "script",
+            Workspace => "workspace",
+            Parallel => "parallel",
+            Include => "include",
+        }
     }
 }
 

@@ -12,26 +12,26 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::lock_record::with_suffix;
-
 /// Moves `lock` aside and removes it when `removable` holds for the moved directory;
 /// otherwise puts it back. Nothing there (another taker was first) is not an error.
 pub(crate) fn remove_if(lock: &Path, removable: impl FnOnce(&Path) -> bool) -> io::Result<()> {
-    let aside = with_suffix(lock, &format!(".taking-{}", uuid::Uuid::new_v4()));
-    match fs::rename(lock, &aside) {
+    let mut aside = lock.as_os_str().to_owned();
+    aside.push(format!(".taking-{}", uuid::Uuid::new_v4()));
+    let aside = Path::new(&aside);
+    match fs::rename(lock, aside) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(error) => return Err(error),
     }
-    if removable(&aside) {
-        return fs::remove_dir_all(&aside);
+    if removable(aside) {
+        return fs::remove_dir_all(aside);
     }
-    match rename_noreplace(&aside, lock) {
+    match rename_noreplace(aside, lock) {
         Ok(()) => Ok(()),
         Err(error) => {
             // A newer lock took the path while its predecessor was aside: that predecessor's
             // holder finds its directory gone at its next check and reports the lock lost.
-            let _ = fs::remove_dir_all(&aside);
+            let _ = fs::remove_dir_all(aside);
             if error.kind() == io::ErrorKind::AlreadyExists {
                 Ok(())
             } else {
