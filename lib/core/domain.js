@@ -5,6 +5,7 @@
 
 import { randomUUID } from "node:crypto"
 
+import { DirectAgentCall } from "../agents/agent-call.js"
 import { textAgentPrompt } from "../agents/direct.js"
 import { runTextAgent } from "../agents/run.js"
 import { enterLocalText } from "../journal/direct.js"
@@ -222,7 +223,8 @@ export class EvaluationDomain extends DomainTrace {
   /**
    * `evaluate(value)` from the component whose ComponentScope is `scope`: the promise its
    * caller gets. The nested task's settle reaction does the scope's bookkeeping (track()
-   * in component-scope.js); a text-only Agent does it inside its own (runTextAgent).
+   * in component-scope.js); a text-only Agent does it inside its own (runTextAgent, its
+   * DirectAgentCall).
    */
   evaluateLocal(scope, value) {
     // Without a caller's signal (`abortable` false) the internal one never aborts: the
@@ -248,29 +250,25 @@ export class EvaluationDomain extends DomainTrace {
     const local = this.localTasks
     const owner = ++this.lastLocalRun
     local[task] = owner
-    const order = scope.started++
-    const tasks = this.running
+    // The call's state, whose reaction also does this bookkeeping (lib/agents/agent-call.js).
+    const call = new DirectAgentCall(scope, task, owner, scope.started++)
     let running
-    const settled = (failed, error) => {
-      tasks.delete(running)
-      if (local[task] === owner) local[task] = 0
-      if (failed) scope.nestedFailed(running, error, order)
-      else pending.delete(running)
-    }
     try {
-      running = runTextAgent(this, task, value, prompt, settled, entered)
+      running = runTextAgent(this, task, value, prompt, call, entered)
     } catch (error) {
       // Failed before its provider call: bookkeeping as for any nested task, and the
       // caller's own promise, unobserved, is the caller's unhandled rejection.
       if (local[task] === owner) local[task] = 0
-      running = Promise.reject(error)
-      running.then(undefined, (reason) => scope.nestedFailed(running, reason, order))
-      const caller = running.then()
-      pending.set(running, caller)
+      const order = call.order
+      const rejected = Promise.reject(error)
+      rejected.then(undefined, (reason) => scope.nestedFailed(rejected, reason, order))
+      const caller = rejected.then()
+      pending.set(rejected, caller)
       return caller
     }
     // No AML code observes `running`: it is the caller's promise itself.
-    tasks.add(running)
+    call.running = running
+    this.running.add(running)
     pending.set(running, running)
     return running
   }
