@@ -97,7 +97,7 @@ export class DirectAgentCall {
     const scope = this.scope
     const domain = scope.domain
     const running = this.running
-    domain.running.delete(running)
+    if (--scope.direct === 0) domain.directScopes.delete(scope)
     const local = domain.localTasks
     if (local[this.task] === this.owner) local[this.task] = 0
     if (failed) scope.nestedFailed(running, error, this.order)

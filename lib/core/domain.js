@@ -86,8 +86,13 @@ export class EvaluationDomain extends DomainTrace {
     this.mcpServers = []
     /** <Skill> packages read in this domain (lib/skill/package.js); the engine refers to them by index. */
     this.skills = []
-    /** Nested tasks (component-local evaluate) still running. */
+    /**
+     * Nested tasks (component-local evaluate) still running, but for one-call Agents
+     * (evaluateLocal): those are only in their scope's `pending`, and this holds the scopes
+     * with some in flight (ComponentScope.direct), so a wide fan-out adds no entry here per Agent.
+     */
     this.running = new Set()
+    this.directScopes = new Set()
     /** Provider calls to abandon PROVIDER_ABORT_GRACE_MS after an abort. */
     this.providerCalls = new Set()
     /** Structured evaluations by task id (see structured.js). */
@@ -268,7 +273,7 @@ export class EvaluationDomain extends DomainTrace {
     }
     // No AML code observes `running`: it is the caller's promise itself.
     call.running = running
-    this.running.add(running)
+    if (scope.direct++ === 0) this.directScopes.add(scope)
     pending.set(running, running)
     return running
   }
@@ -279,7 +284,17 @@ export class EvaluationDomain extends DomainTrace {
    * await, and provider calls are bounded by PROVIDER_ABORT_GRACE_MS, so this is bounded.
    */
   async settleTasks() {
-    while (this.running.size > 0) await Promise.allSettled([...this.running])
+    while (this.running.size > 0 || this.directScopes.size > 0) await Promise.allSettled(this.tasksInFlight())
+  }
+
+  /** The promises of the nested tasks still running (settleTasks). */
+  tasksInFlight() {
+    const tasks = [...this.running]
+    // A one-call Agent's entry is its caller's promise itself (evaluateLocal); no other is.
+    for (const scope of this.directScopes) {
+      for (const [promise, caller] of scope.pending) if (promise === caller) tasks.push(promise)
+    }
+    return tasks
   }
 
   /** `evaluate(value, schema)` from the component on top of `scope.task` (structured.js). */
