@@ -4,7 +4,7 @@
 
 import { AgentCall, failedDirect, finishDirectText, finishText } from "./agent-call.js"
 import { callAgentProvider, createExecutionContext, startProviderThen } from "./call.js"
-import { failDirect, stepFailure, textAgentPlan } from "./direct.js"
+import { failDirect, stepFailure, textAgentParent } from "./direct.js"
 import { defaultEntry } from "./props.js"
 import { structuredOutputServices } from "./services.js"
 import { masked } from "../core/component-scope.js"
@@ -56,7 +56,8 @@ export function runAgent(domain, task, entry, structured) {
     const replayed = agentJournalStep(domain, task, structured)
     if (replayed >= 0) return replayed
   }
-  return runPlanned(domain, task, entry, structured, domain.native.agentPlan(task), false)
+  const plan = domain.native.agentPlan(task)
+  return runPlanned(domain, task, entry, structured, plan[0], plan[1], plan[2], plan[3], plan, false)
 }
 
 /**
@@ -70,33 +71,41 @@ export function runAgent(domain, task, entry, structured) {
 export function runTextAgent(domain, task, node, prompt, call, entered) {
   try {
     const provider = domain.options.agentProvider
-    let plan
-    if (domain.journal === undefined) {
-      const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
-      if (typeof line === "number") throw stepFailure(domain, task, line)
-      plan = textAgentPlan(domain, line, prompt)
-    } else {
+    const entry = defaultEntry(provider)
+    if (domain.journal !== undefined) {
       // A journaled evaluation (docs/JOURNAL.md) entered it already (enterLocalText).
-      plan = enterJournaledTextAgent(domain, prompt, entered)
+      const plan = enterJournaledTextAgent(domain, prompt, entered)
       if (typeof plan === "number") throw stepFailure(domain, task, plan)
+      if (domain.tracing) domain.flushTrace()
+      return runPlanned(domain, task, entry, undefined, plan[0], plan[1], plan[2], plan[3], undefined, call)
     }
+    // The engine's `spanId \n parentSpanId \n system` line, read without a plan array.
+    const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+    if (typeof line === "number") throw stepFailure(domain, task, line)
+    const first = line.indexOf("\n")
+    const second = line.indexOf("\n", first + 1)
+    const spanId = line.slice(0, first)
+    const parentSpanId = textAgentParent(domain, line, first, second)
+    const system = line.slice(second + 1)
     if (domain.tracing) domain.flushTrace()
-    return runPlanned(domain, task, defaultEntry(provider), undefined, plan, call)
+    // The prompt is the text child trimmed, as the engine trims it (String.prototype.trim and
+    // aml_engine::js_trim share the ECMAScript whitespace set), so it does not cross back.
+    return runPlanned(domain, task, entry, undefined, spanId, parentSpanId, prompt.trim(), system, undefined, call)
   } catch (error) {
     throw failDirect(domain, task, error)
   }
 }
 
 /**
- * Runs the Agent whose ready `plan` (native agentPlan) is on top of `task`. `direct` is
- * false, or the DirectAgentCall of runTextAgent: the task holds only this Agent, and the
- * promise resolves with its text.
+ * Runs the ready Agent on top of `task`, planned as `spanId`, `parentSpanId`, `prompt` and
+ * `system`; `plan` is the native agentPlan array when follow-ups may follow those four
+ * (undefined on the one-call path). `direct` is false, or the DirectAgentCall of
+ * runTextAgent: the task holds only this Agent, and the promise resolves with its text.
  */
-function runPlanned(domain, task, entry, structured, plan, direct) {
+function runPlanned(domain, task, entry, structured, spanId, parentSpanId, prompt, system, plan, direct) {
   const native = domain.native
-  const spanId = plan[0]
   const provider = entry.provider
-  const trace = Object.freeze({ parentSpanId: plan[1], runId: domain.runId, spanId })
+  const trace = Object.freeze({ parentSpanId, runId: domain.runId, spanId })
   const mcpRefs = domain.mcpServers.length === 0 ? EMPTY : native.agentMcp(task)
   const skillRefs = domain.skills.length === 0 ? EMPTY : native.agentSkills(task)
   const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
@@ -104,10 +113,10 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
   // without Tools nothing reads a lease.
   const lease = refs.length === 0 ? undefined : { open: true }
   const request =
-    mcpRefs.length === 0 && skillRefs.length === 0 && refs.length === 0 && plan.length === 4 && entry.model === undefined && structured === undefined
+    mcpRefs.length === 0 && skillRefs.length === 0 && refs.length === 0 && (plan === undefined || plan.length === 4) && entry.model === undefined && structured === undefined
       ? // The plain request in one literal: the same keys in the same order as below.
-        { mcpServers: EMPTY, permissions: entry.permissions, prompt: plan[2], system: plan[3], tools: EMPTY, trace }
-      : buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs)
+        { mcpServers: EMPTY, permissions: entry.permissions, prompt, system, tools: EMPTY, trace }
+      : buildRequest(domain, entry, structured, prompt, system, plan, trace, lease, mcpRefs, skillRefs, refs)
   Object.freeze(request)
   // The call's state, and its failure label (`Agent "<provider>" (<spanId>)`).
   let call
@@ -146,22 +155,22 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
 }
 
 /** The AgentRequest of a plan with MCP servers, Skills, Tools, follow-ups, a model or an output. */
-function buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs) {
+function buildRequest(domain, entry, structured, prompt, system, plan, trace, lease, mcpRefs, skillRefs, refs) {
   const request = {
     mcpServers: mcpRefs.length === 0 ? EMPTY : Object.freeze(mcpRefs.map((ref) => domain.mcpServers[ref])),
   }
-  if (plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
+  if (plan !== undefined && plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
   if (entry.model !== undefined) request.model = entry.model
   if (structured !== undefined) request.output = structured.request
   request.permissions = entry.permissions
-  request.prompt = plan[2]
+  request.prompt = prompt
   // Only with a package <Skill> (skill.js), so requests without one keep their shape.
   // Staged oversized <Include> files (include.js) share the staging but are not Skills.
   if (skillRefs.length > 0) {
     const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
     if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
   }
-  request.system = plan[3]
+  request.system = system
   request.tools =
     refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace

@@ -70,7 +70,7 @@ export class EvaluationDomain extends DomainTrace {
     this.tracing = false
     /** Whether some trace listener captures content: only then is content sent to the engine. */
     this.traceContent = false
-    /** The parent span id of the last one-call Agent (lib/agents/direct.js textAgentPlan). */
+    /** The parent span id of the last one-call Agent (lib/agents/direct.js textAgentParent). */
     this.lastParentSpanId = undefined
     /** True while every trace listener is a record sink: records are drained in batches. */
     this.traceBatched = false
