@@ -220,6 +220,26 @@ describe("AG-4 request and execution context", () => {
     expect(typeof context.events.once).toBe("function")
   })
 
+  test("the context is a plain object, as a literal would make it, on both Agent paths", async () => {
+    const { calls, provider } = recorder()
+    const Fan = () => evaluate(<Agent>fanned</Agent>)
+    await new AmlRuntime({ agentProvider: provider }).evaluate(
+      <>
+        <Agent>plain</Agent>
+        <Fan />
+      </>,
+    )
+    expect(calls.map((c) => c.request.prompt)).toEqual(["plain", "fanned"])
+    for (const { context } of calls) {
+      expect(Object.getPrototypeOf(context)).toBe(Object.prototype)
+      expect(context.constructor).toBe(Object)
+      expect(Reflect.ownKeys(context)).toEqual(["events", "signal", "trace"])
+      for (const key of ["events", "signal", "trace"]) {
+        expect(Object.getOwnPropertyDescriptor(context, key)).toMatchObject({ configurable: false, enumerable: true, writable: false })
+      }
+    }
+  })
+
   test("without a caller signal the context still carries an AbortSignal", async () => {
     const { calls, provider } = recorder()
     await new AmlRuntime({ agentProvider: provider }).evaluate(<Agent>x</Agent>)

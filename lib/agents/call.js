@@ -27,6 +27,19 @@ export function readText(response, label) {
   return text
 }
 
+/**
+ * `{ events, signal, trace }` as a literal makes it (same keys, order and prototype:
+ * Object.prototype), but with in-object room for the observability stamp's private fields
+ * (services.js), which a literal would keep in a separate property array: one allocation
+ * less per Agent call, and 16 bytes less while a provider holds the context.
+ */
+function PlainContext(events, signal, trace) {
+  this.events = events
+  this.signal = signal
+  this.trace = trace
+}
+PlainContext.prototype = Object.prototype
+
 /** The frozen AgentExecutionContext of one Agent call. */
 export function createExecutionContext(domain, trace, sandbox) {
   if (!domain.abortable && !domain.signalShared) {
@@ -38,7 +51,7 @@ export function createExecutionContext(domain, trace, sandbox) {
   }
   const context =
     sandbox === undefined
-      ? { events: domain.events, signal: domain.signal, trace }
+      ? new PlainContext(domain.events, domain.signal, trace)
       : { events: domain.events, sandbox, signal: domain.signal, trace }
   attachObservability(context, domain, trace.spanId)
   Object.freeze(context)

@@ -63,21 +63,15 @@ export function landedDirect(domain, task, code) {
 }
 
 /**
- * The plan array lib/agents/run.js reads ([spanId, parentSpanId, prompt, system]) from the
- * engine's `spanId \n parentSpanId \n system` line. The prompt is the text child trimmed,
- * as the engine trims it (String.prototype.trim and aml_engine::js_trim share the
- * ECMAScript whitespace set), so it does not cross back. Fanned-out Agents share their
- * parent span: its id is read once per parent (`domain.lastParentSpanId`), not kept as a
- * fresh string by every in-flight Agent.
+ * The parent span id in the engine's `spanId \n parentSpanId \n system` line of a text
+ * Agent (newlines at `first` and `second`; lib/agents/run.js runTextAgent). Fanned-out
+ * Agents share their parent span: its id is read once per parent
+ * (`domain.lastParentSpanId`), not kept as a fresh string by every in-flight Agent.
  */
-export function textAgentPlan(domain, line, prompt) {
-  const first = line.indexOf("\n")
-  const second = line.indexOf("\n", first + 1)
+export function textAgentParent(domain, line, first, second) {
   const last = domain.lastParentSpanId
-  let parent
-  if (last !== undefined && second - first - 1 === last.length && line.startsWith(last, first + 1)) parent = last
-  else domain.lastParentSpanId = parent = line.slice(first + 1, second)
-  return [line.slice(0, first), parent, prompt.trim(), line.slice(second + 1)]
+  if (last !== undefined && second - first - 1 === last.length && line.startsWith(last, first + 1)) return last
+  return (domain.lastParentSpanId = line.slice(first + 1, second))
 }
 
 /**

@@ -2,8 +2,9 @@
 // execution context from the engine's plan, wait for a scheduler slot, call the provider
 // with component evaluation masked, validate the response, hand the text back to the engine.
 
-import { callAgentProvider, createExecutionContext, providerFailure, readText, startProviderThen } from "./call.js"
-import { failDirect, finishDirect, stepFailure, textAgentPlan } from "./direct.js"
+import { AgentCall, failedDirect, finishDirectText, finishText } from "./agent-call.js"
+import { callAgentProvider, createExecutionContext, startProviderThen } from "./call.js"
+import { failDirect, stepFailure, textAgentParent } from "./direct.js"
 import { defaultEntry } from "./props.js"
 import { structuredOutputServices } from "./services.js"
 import { masked } from "../core/component-scope.js"
@@ -15,21 +16,6 @@ import { nodeIdentity } from "../core/node.js"
 import { grantedTool } from "../tools/instrumentation.js"
 
 const EMPTY = Object.freeze([])
-
-/**
- * `Agent "<provider>" (<spanId>)`, the prefix of every Agent failure message. Built into a
- * string only when a message needs it (templates call toString), not once per Agent call.
- */
-class AgentLabel {
-  constructor(name, spanId) {
-    this.name = name
-    this.spanId = spanId
-  }
-
-  toString() {
-    return `Agent "${this.name}" (${this.spanId})`
-  }
-}
 
 function callSupportsSandbox(check, target, session) {
   return check.call(target, session)
@@ -70,104 +56,96 @@ export function runAgent(domain, task, entry, structured) {
     const replayed = agentJournalStep(domain, task, structured)
     if (replayed >= 0) return replayed
   }
-  return runPlanned(domain, task, entry, structured, domain.native.agentPlan(task), false)
+  const plan = domain.native.agentPlan(task)
+  return runPlanned(domain, task, entry, structured, plan[0], plan[1], plan[2], plan[3], plan, false)
 }
 
 /**
  * Evaluates the text-only Agent `node` as the fresh nested task `task` on the one-call path
  * (lib/agents/direct.js) and returns the promise of the task's text, which no AML code observes:
- * `settled(failed, error)` does the caller's bookkeeping inside the settling reaction
- * instead. A failure before the provider call is thrown (the task already failed). In a
- * journaled evaluation, `entered` is what enterLocalText (lib/journal/direct.js) found.
+ * `call` (a DirectAgentCall, lib/agents/agent-call.js) does the caller's bookkeeping inside
+ * the settling reaction instead. A failure before the provider call is thrown (the task
+ * already failed). In a journaled evaluation, `entered` is what enterLocalText
+ * (lib/journal/direct.js) found.
  */
-export function runTextAgent(domain, task, node, prompt, settled, entered) {
+export function runTextAgent(domain, task, node, prompt, call, entered) {
   try {
     const provider = domain.options.agentProvider
-    let plan
-    if (domain.journal === undefined) {
-      const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
-      if (typeof line === "number") throw stepFailure(domain, task, line)
-      plan = textAgentPlan(domain, line, prompt)
-    } else {
+    const entry = defaultEntry(provider)
+    if (domain.journal !== undefined) {
       // A journaled evaluation (docs/JOURNAL.md) entered it already (enterLocalText).
-      plan = enterJournaledTextAgent(domain, prompt, entered)
+      const plan = enterJournaledTextAgent(domain, prompt, entered)
       if (typeof plan === "number") throw stepFailure(domain, task, plan)
+      if (domain.tracing) domain.flushTrace()
+      return runPlanned(domain, task, entry, undefined, plan[0], plan[1], plan[2], plan[3], undefined, call)
     }
+    // The engine's `spanId \n parentSpanId \n system` line, read without a plan array.
+    const line = domain.native.enterTextAgent(task, nodeIdentity(node), provider !== undefined, provider?.name, prompt)
+    if (typeof line === "number") throw stepFailure(domain, task, line)
+    const first = line.indexOf("\n")
+    const second = line.indexOf("\n", first + 1)
+    const spanId = line.slice(0, first)
+    const parentSpanId = textAgentParent(domain, line, first, second)
+    const system = line.slice(second + 1)
     if (domain.tracing) domain.flushTrace()
-    return runPlanned(domain, task, defaultEntry(provider), undefined, plan, settled)
+    // The prompt is the text child trimmed, as the engine trims it (String.prototype.trim and
+    // aml_engine::js_trim share the ECMAScript whitespace set), so it does not cross back.
+    return runPlanned(domain, task, entry, undefined, spanId, parentSpanId, prompt.trim(), system, undefined, call)
   } catch (error) {
     throw failDirect(domain, task, error)
   }
 }
 
 /**
- * Runs the Agent whose ready `plan` (native agentPlan) is on top of `task`. `direct` is
- * false, or the `settled` callback of runTextAgent: the task holds only this Agent, and the
- * promise resolves with its text.
+ * Runs the ready Agent on top of `task`, planned as `spanId`, `parentSpanId`, `prompt` and
+ * `system`; `plan` is the native agentPlan array when follow-ups may follow those four
+ * (undefined on the one-call path). `direct` is false, or the DirectAgentCall of
+ * runTextAgent: the task holds only this Agent, and the promise resolves with its text.
  */
-function runPlanned(domain, task, entry, structured, plan, direct) {
+function runPlanned(domain, task, entry, structured, spanId, parentSpanId, prompt, system, plan, direct) {
   const native = domain.native
-  const spanId = plan[0]
   const provider = entry.provider
-  const label = new AgentLabel(provider.name, spanId)
-  const trace = Object.freeze({ parentSpanId: plan[1], runId: domain.runId, spanId })
+  const trace = Object.freeze({ parentSpanId, runId: domain.runId, spanId })
   const mcpRefs = domain.mcpServers.length === 0 ? EMPTY : native.agentMcp(task)
   const skillRefs = domain.skills.length === 0 ? EMPTY : native.agentSkills(task)
   const refs = domain.tools.length === 0 ? EMPTY : native.agentTools(task)
-  // Granted Tools are usable only while this provider call runs (lib/tools/instrumentation.js).
-  const lease = { open: true }
+  // Granted Tools are usable only while this provider call runs (lib/tools/instrumentation.js);
+  // without Tools nothing reads a lease.
+  const lease = refs.length === 0 ? undefined : { open: true }
   const request =
-    mcpRefs.length === 0 && skillRefs.length === 0 && refs.length === 0 && plan.length === 4 && entry.model === undefined && structured === undefined
+    mcpRefs.length === 0 && skillRefs.length === 0 && refs.length === 0 && (plan === undefined || plan.length === 4) && entry.model === undefined && structured === undefined
       ? // The plain request in one literal: the same keys in the same order as below.
-        { mcpServers: EMPTY, permissions: entry.permissions, prompt: plan[2], system: plan[3], tools: EMPTY, trace }
-      : buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs)
+        { mcpServers: EMPTY, permissions: entry.permissions, prompt, system, tools: EMPTY, trace }
+      : buildRequest(domain, entry, structured, prompt, system, plan, trace, lease, mcpRefs, skillRefs, refs)
   Object.freeze(request)
+  // The call's state, and its failure label (`Agent "<provider>" (<spanId>)`).
+  let call
+  if (direct === false) {
+    call = new AgentCall(domain, task, provider, spanId, lease, structured !== undefined || domain.localTasks[task] > 0)
+  } else {
+    call = direct
+    call.spanId = spanId
+    call.lease = lease
+  }
   // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
   if (domain.journal !== undefined) {
-    return runJournaledAgent(domain, task, entry, structured, request, label, lease, refs, skillRefs, direct)
+    const settled = direct === false ? false : (failed, error) => direct.settled(failed, error)
+    return runJournaledAgent(domain, task, entry, structured, request, call, lease ?? { open: true }, refs, skillRefs, settled)
   }
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
-  const local = structured !== undefined || domain.localTasks[task] > 0
-  const waiting = domain.agentSlot(task, label)
+  const waiting = domain.agentSlot(task, call)
   if (waiting === undefined && skillRefs.length === 0 && structured === undefined) {
-    // The common case: a slot at once, nothing staged, plain text.
-    return startProviderThen(
-      domain,
-      provider,
-      request,
-      context,
-      (response) => {
-        const aborted = domain.abortable && domain.signal.aborted
-        lease.open = false
-        domain.releaseAgentSlot()
-        if (direct === false) {
-          if (aborted) throw domain.signal.reason
-          return finishText(domain, task, response, label)
-        }
-        let text
-        try {
-          if (aborted) throw domain.signal.reason
-          text = finishDirectText(domain, task, response, label)
-        } catch (error) {
-          throw failedDirect(domain, task, error, direct)
-        }
-        direct(false)
-        return text
-      },
-      (error) => {
-        const failure = providerFailure(domain, local, error, label)
-        lease.open = false
-        domain.releaseAgentSlot()
-        throw direct === false ? failure : failedDirect(domain, task, failure, direct)
-      },
-    )
+    // The common case: a slot at once, nothing staged, plain text; the reaction is the
+    // call's own methods (no closure context per in-flight Agent).
+    return startProviderThen(domain, provider, request, context, call.fulfilled.bind(call), call.rejected.bind(call))
   }
-  const queued = runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, label, direct !== false)
+  const local = direct !== false || call.local
+  const queued = runQueued(domain, task, waiting, skillRefs, structured, provider, request, context, lease, local, call, direct !== false)
   if (direct === false) return queued
   return queued.then(
     (text) => {
-      direct(false)
+      direct.settled(false)
       return text
     },
     (error) => {
@@ -177,32 +155,26 @@ function runPlanned(domain, task, entry, structured, plan, direct) {
 }
 
 /** The AgentRequest of a plan with MCP servers, Skills, Tools, follow-ups, a model or an output. */
-function buildRequest(domain, entry, structured, plan, trace, lease, mcpRefs, skillRefs, refs) {
+function buildRequest(domain, entry, structured, prompt, system, plan, trace, lease, mcpRefs, skillRefs, refs) {
   const request = {
     mcpServers: mcpRefs.length === 0 ? EMPTY : Object.freeze(mcpRefs.map((ref) => domain.mcpServers[ref])),
   }
-  if (plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
+  if (plan !== undefined && plan.length > 4) request.followUps = Object.freeze(plan.slice(4))
   if (entry.model !== undefined) request.model = entry.model
   if (structured !== undefined) request.output = structured.request
   request.permissions = entry.permissions
-  request.prompt = plan[2]
+  request.prompt = prompt
   // Only with a package <Skill> (skill.js), so requests without one keep their shape.
   // Staged oversized <Include> files (include.js) share the staging but are not Skills.
   if (skillRefs.length > 0) {
     const skillEntries = skillRefs.filter((ref) => !domain.skills[ref].include).map((ref) => domain.skills[ref].entry)
     if (skillEntries.length > 0) request.skills = Object.freeze(skillEntries)
   }
-  request.system = plan[3]
+  request.system = system
   request.tools =
     refs.length === 0 ? EMPTY : Object.freeze(refs.map((ref) => grantedTool(domain, domain.tools[ref], trace, lease)))
   request.trace = trace
   return request
-}
-
-function failedDirect(domain, task, error, settled) {
-  failDirect(domain, task, error)
-  settled(true, error)
-  return error
 }
 
 /** The provider call of an Agent that waited for a slot, stages Skills or is structured. */
@@ -220,7 +192,7 @@ async function runQueued(domain, task, waiting, skillRefs, structured, provider,
             () => callAgentProvider(domain, local, provider, request, context, label),
           )
   } finally {
-    lease.open = false
+    if (lease !== undefined) lease.open = false
     domain.releaseAgentSlot()
   }
   if (structured !== undefined) {
@@ -228,17 +200,4 @@ async function runQueued(domain, task, waiting, skillRefs, structured, provider,
     return domain.native.agentDone(task, "", structured.output(value))
   }
   return direct ? finishDirectText(domain, task, response, label) : finishText(domain, task, response, label)
-}
-
-/** The one-call path's result: the task's text (lib/agents/direct.js). */
-function finishDirectText(domain, task, response, label) {
-  const text = masked(readText, response, label)
-  return finishDirect(domain, task, text, domain.traceContent ? text : "")
-}
-
-function finishText(domain, task, response, label) {
-  // The response's `text` getter is user code: it runs with component evaluation masked.
-  const text = masked(readText, response, label)
-  // The output attribute is sensitive trace content: only sent while a listener consents.
-  return domain.native.agentDone(task, text, domain.traceContent ? text : "")
 }

@@ -34,6 +34,8 @@ export class ComponentScope {
     /** Nested work that failed after the caller's abort, in start order (joinNested). */
     this.cancelled = null
     this.started = 0
+    /** One-call Agents in flight (EvaluationDomain.evaluateLocal, directScopes). */
+    this.direct = 0
     /** The returned value's `then`, read once inside the boundary (undefined: not read). */
     this.then = undefined
     this.thenRead = false

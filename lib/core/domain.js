@@ -5,6 +5,7 @@
 
 import { randomUUID } from "node:crypto"
 
+import { DirectAgentCall } from "../agents/agent-call.js"
 import { textAgentPrompt } from "../agents/direct.js"
 import { runTextAgent } from "../agents/run.js"
 import { enterLocalText } from "../journal/direct.js"
@@ -69,7 +70,7 @@ export class EvaluationDomain extends DomainTrace {
     this.tracing = false
     /** Whether some trace listener captures content: only then is content sent to the engine. */
     this.traceContent = false
-    /** The parent span id of the last one-call Agent (lib/agents/direct.js textAgentPlan). */
+    /** The parent span id of the last one-call Agent (lib/agents/direct.js textAgentParent). */
     this.lastParentSpanId = undefined
     /** True while every trace listener is a record sink: records are drained in batches. */
     this.traceBatched = false
@@ -85,8 +86,13 @@ export class EvaluationDomain extends DomainTrace {
     this.mcpServers = []
     /** <Skill> packages read in this domain (lib/skill/package.js); the engine refers to them by index. */
     this.skills = []
-    /** Nested tasks (component-local evaluate) still running. */
+    /**
+     * Nested tasks (component-local evaluate) still running, but for one-call Agents
+     * (evaluateLocal): those are only in their scope's `pending`, and this holds the scopes
+     * with some in flight (ComponentScope.direct), so a wide fan-out adds no entry here per Agent.
+     */
     this.running = new Set()
+    this.directScopes = new Set()
     /** Provider calls to abandon PROVIDER_ABORT_GRACE_MS after an abort. */
     this.providerCalls = new Set()
     /** Structured evaluations by task id (see structured.js). */
@@ -222,7 +228,8 @@ export class EvaluationDomain extends DomainTrace {
   /**
    * `evaluate(value)` from the component whose ComponentScope is `scope`: the promise its
    * caller gets. The nested task's settle reaction does the scope's bookkeeping (track()
-   * in component-scope.js); a text-only Agent does it inside its own (runTextAgent).
+   * in component-scope.js); a text-only Agent does it inside its own (runTextAgent, its
+   * DirectAgentCall).
    */
   evaluateLocal(scope, value) {
     // Without a caller's signal (`abortable` false) the internal one never aborts: the
@@ -248,29 +255,25 @@ export class EvaluationDomain extends DomainTrace {
     const local = this.localTasks
     const owner = ++this.lastLocalRun
     local[task] = owner
-    const order = scope.started++
-    const tasks = this.running
+    // The call's state, whose reaction also does this bookkeeping (lib/agents/agent-call.js).
+    const call = new DirectAgentCall(scope, task, owner, scope.started++)
     let running
-    const settled = (failed, error) => {
-      tasks.delete(running)
-      if (local[task] === owner) local[task] = 0
-      if (failed) scope.nestedFailed(running, error, order)
-      else pending.delete(running)
-    }
     try {
-      running = runTextAgent(this, task, value, prompt, settled, entered)
+      running = runTextAgent(this, task, value, prompt, call, entered)
     } catch (error) {
       // Failed before its provider call: bookkeeping as for any nested task, and the
       // caller's own promise, unobserved, is the caller's unhandled rejection.
       if (local[task] === owner) local[task] = 0
-      running = Promise.reject(error)
-      running.then(undefined, (reason) => scope.nestedFailed(running, reason, order))
-      const caller = running.then()
-      pending.set(running, caller)
+      const order = call.order
+      const rejected = Promise.reject(error)
+      rejected.then(undefined, (reason) => scope.nestedFailed(rejected, reason, order))
+      const caller = rejected.then()
+      pending.set(rejected, caller)
       return caller
     }
     // No AML code observes `running`: it is the caller's promise itself.
-    tasks.add(running)
+    call.running = running
+    if (scope.direct++ === 0) this.directScopes.add(scope)
     pending.set(running, running)
     return running
   }
@@ -281,7 +284,17 @@ export class EvaluationDomain extends DomainTrace {
    * await, and provider calls are bounded by PROVIDER_ABORT_GRACE_MS, so this is bounded.
    */
   async settleTasks() {
-    while (this.running.size > 0) await Promise.allSettled([...this.running])
+    while (this.running.size > 0 || this.directScopes.size > 0) await Promise.allSettled(this.tasksInFlight())
+  }
+
+  /** The promises of the nested tasks still running (settleTasks). */
+  tasksInFlight() {
+    const tasks = [...this.running]
+    // A one-call Agent's entry is its caller's promise itself (evaluateLocal); no other is.
+    for (const scope of this.directScopes) {
+      for (const [promise, caller] of scope.pending) if (promise === caller) tasks.push(promise)
+    }
+    return tasks
   }
 
   /** `evaluate(value, schema)` from the component on top of `scope.task` (structured.js). */

@@ -50,8 +50,8 @@ const KIND_TEXT = 84
 /**
  * runTextAgent's journaled half, with what enterLocalText found (`entered`): a step code
  * (a step other than the expected one) or the plan ([spanId, parentSpanId, prompt,
- * system], as textAgentPlan gives it) of an Agent to run and record; the lookup status
- * waits on the session for runJournaledAgent.
+ * system], what runTextAgent reads from the engine's line without a journal) of an Agent
+ * to run and record; the lookup status waits on the session for runJournaledAgent.
  */
 export function enterJournaledTextAgent(domain, prompt, entered) {
   const line = entered[1]
