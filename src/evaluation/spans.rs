@@ -12,7 +12,7 @@ pub(crate) fn span_id(text: &str) -> Result<SpanId> {
     SpanId::parse(text).ok_or_else(|| Error::from_reason(format!("invalid AML span id {text:?}")))
 }
 
-pub(crate) fn attrs(json: Option<String>) -> Result<Vec<(String, aml_engine::AttrValue)>> {
+pub(crate) fn attrs(json: Option<String>) -> Result<aml_engine::trace::Attributes> {
     match json {
         None => Ok(Vec::new()),
         Some(text) => {

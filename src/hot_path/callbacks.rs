@@ -3,9 +3,7 @@
 //! [`hot_path`] once; they keep the argument order and results of the `#[napi]` functions
 //! they replace, and every one runs inside `guard` (a panic becomes a thrown JS error).
 
-use aml_engine::{
-    AgentEntry, AgentPlan, AttrValue, NodeKind, SpanFailure, SpanKind, TextAgentStart,
-};
+use aml_engine::{AgentEntry, AgentPlan, NodeKind, SpanFailure, SpanKind, TextAgentStart};
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Env, Error, Result};
@@ -281,7 +279,7 @@ raw_callback!(agent_done, |env, info| {
 unsafe fn optional_attributes(
     env: napi_env,
     value: napi_value,
-) -> Result<Vec<(String, AttrValue)>> {
+) -> Result<aml_engine::trace::Attributes> {
     // SAFETY: the caller's contract.
     attrs(unsafe { optional_string(env, value) }?)
 }

@@ -113,7 +113,7 @@ impl Task {
                 let attributes = match &capture {
                     Capture::System { .. } => {
                         let index = self.nearest_plan().map_or(0, |p| p.systems.len()) + 1;
-                        vec![("index".to_string(), AttrValue::Number(index as f64))]
+                        vec![("index".into(), AttrValue::Number(index as f64))]
                     }
                     _ => vec![],
                 };

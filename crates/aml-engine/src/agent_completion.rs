@@ -39,7 +39,7 @@ impl Task {
                     unreachable!("top frame is a capture")
                 };
                 if let Some(span) = span {
-                    let content = vec![("content".to_string(), AttrValue::Text(text.clone()))];
+                    let content = vec![("content".into(), AttrValue::Text(text.clone()))];
                     sh.tracer.close(span, None, vec![], content);
                 }
                 let plan = self
@@ -114,34 +114,28 @@ impl Task {
         if let Some(span) = span.filter(|_| sh.tracer.enabled()) {
             let mut attributes = vec![
                 (
-                    "provider".to_string(),
+                    "provider".into(),
                     AttrValue::Text(plan.provider.clone().unwrap_or_default()),
                 ),
+                ("tools".into(), AttrValue::Number(plan.tools.len() as f64)),
                 (
-                    "tools".to_string(),
-                    AttrValue::Number(plan.tools.len() as f64),
-                ),
-                (
-                    "mcpServers".to_string(),
+                    "mcpServers".into(),
                     AttrValue::Number(plan.mcp.len() as f64),
                 ),
-                ("turns".to_string(), AttrValue::Number(plan.turns() as f64)),
+                ("turns".into(), AttrValue::Number(plan.turns() as f64)),
             ];
             if let Some(model) = &plan.model {
-                attributes.push(("model".to_string(), AttrValue::Text(model.clone())));
+                attributes.push(("model".into(), AttrValue::Text(model.clone())));
             }
             if plan.replayed {
-                attributes.push(("journal.replayed".to_string(), AttrValue::Bool(true)));
+                attributes.push(("journal.replayed".into(), AttrValue::Bool(true)));
             }
             // Content is copied only for a consumer that consents to it (Tracer::set_content).
             let sensitive = if sh.tracer.wants_content() {
                 vec![
-                    (
-                        "prompt".to_string(),
-                        AttrValue::Text(plan.prompt().to_string()),
-                    ),
-                    ("system".to_string(), AttrValue::Text(plan.system())),
-                    ("output".to_string(), AttrValue::Text(output.to_string())),
+                    ("prompt".into(), AttrValue::Text(plan.prompt().to_string())),
+                    ("system".into(), AttrValue::Text(plan.system())),
+                    ("output".into(), AttrValue::Text(output.to_string())),
                 ]
             } else {
                 Vec::new()
@@ -174,8 +168,8 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
             Some(plan.parent_span),
             "capability.tool".into(),
             vec![
-                ("kind".to_string(), AttrValue::Text("javascript".into())),
-                ("name".to_string(), AttrValue::Text(tool.name.clone())),
+                ("kind".into(), AttrValue::Text("javascript".into())),
+                ("name".into(), AttrValue::Text(tool.name.clone())),
             ],
             vec![],
         );
@@ -187,11 +181,8 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
             Some(plan.parent_span),
             "capability.mcp".into(),
             vec![
-                (
-                    "kind".to_string(),
-                    AttrValue::Text(server.kind.as_str().into()),
-                ),
-                ("name".to_string(), AttrValue::Text(server.name.clone())),
+                ("kind".into(), AttrValue::Text(server.kind.as_str().into())),
+                ("name".into(), AttrValue::Text(server.name.clone())),
             ],
             vec![],
         );

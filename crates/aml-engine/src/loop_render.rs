@@ -242,9 +242,9 @@ impl Domain {
         sh.state_transitions += 1;
         let count = sh.state_transitions;
         let attributes = vec![
-            ("iteration".to_string(), AttrValue::Number(iteration as f64)),
-            ("name".to_string(), AttrValue::Text(name.into())),
-            ("transition".to_string(), AttrValue::Number(count as f64)),
+            ("iteration".into(), AttrValue::Number(iteration as f64)),
+            ("name".into(), AttrValue::Text(name.into())),
+            ("transition".into(), AttrValue::Number(count as f64)),
         ];
         let (span_id, parent) = (span.id, span.parent);
         sh.tracer.point(

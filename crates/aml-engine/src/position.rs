@@ -259,8 +259,8 @@ impl Domain {
             let plan = self.agent_plan(id)?;
             let (span, parent) = (plan.span_id, plan.parent_span);
             let attributes = vec![
-                ("key".to_string(), AttrValue::Text(key.to_string())),
-                ("kind".to_string(), AttrValue::Text("agent".to_string())),
+                ("key".into(), AttrValue::Text(key.to_string())),
+                ("kind".into(), AttrValue::Text("agent".to_string())),
             ];
             self.point(
                 span,

@@ -105,7 +105,7 @@ pub fn attributes_from_json(value: &serde_json::Value) -> Attributes {
             ),
             _ => continue,
         };
-        out.push((key.clone(), attr));
+        out.push((Cow::Owned(key.clone()), attr));
     }
     out
 }
@@ -127,7 +127,10 @@ pub enum AttrValue {
     List(Vec<String>),
 }
 
-pub type Attributes = Vec<(String, AttrValue)>;
+/// An attribute key: the engine's own keys are static and cost no allocation per record.
+pub type AttrKey = Cow<'static, str>;
+
+pub type Attributes = Vec<(AttrKey, AttrValue)>;
 
 /// A span's name: the primitives' names are static (`"Agent"`, `"System"`…) and cost no
 /// allocation per span; component and driver span names are owned.

@@ -111,7 +111,7 @@ impl Reader {
 }
 
 fn text(key: &str, value: &str) -> Attributes {
-    vec![(key.to_string(), AttrValue::Text(value.into()))]
+    vec![(key.to_string().into(), AttrValue::Text(value.into()))]
 }
 
 fn field(record: &TraceRecord, name: &str) -> f64 {
@@ -255,7 +255,7 @@ fn the_table_stops_growing_at_its_bound() {
     t.set_enabled(true);
     for round in 0..3 {
         let attributes = (0..MAX_INTERNED / 2 + 1)
-            .map(|i| (format!("k{round}-{i}"), AttrValue::Bool(true)))
+            .map(|i| (format!("k{round}-{i}").into(), AttrValue::Bool(true)))
             .collect();
         let span = t.open(
             SpanId::Trace(round + 1),

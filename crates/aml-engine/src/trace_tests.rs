@@ -96,7 +96,12 @@ fn span_opened_untraced_reports_its_end_with_identity_once_tracing_is_on() {
 
 #[test]
 fn without_consent_no_sensitive_attribute_is_kept() {
-    let text = |key: &str, value: &str| vec![(key.to_string(), AttrValue::Text(value.into()))];
+    let text = |key: &str, value: &str| {
+        vec![(
+            AttrKey::from(key.to_string()),
+            AttrValue::Text(value.into()),
+        )]
+    };
     let mut t = Tracer::default();
     t.set_enabled(true);
     assert!(t.wants_content());
