@@ -4,6 +4,9 @@
 // step, one table per evaluation domain: decoding it costs a fraction of what parsing the
 // same records as JSON did (docs/OBSERVABILITY.md "Cost").
 
+/** Every empty attribute set (most span starts): sinks may keep attribute objects but never mutate them. */
+const EMPTY = Object.freeze({})
+
 /** `trace-N` is 2N, `span-N` is 2N + 1. */
 function spanId(encoded) {
   const n = Math.floor(encoded / 2)
@@ -69,6 +72,10 @@ export class TraceBatchReader {
     const numbers = this.numbers
     let at = this.at
     const count = numbers[at++]
+    if (count === 0) {
+      this.at = at
+      return EMPTY
+    }
     const attributes = {}
     for (let i = 0; i < count; i++) {
       const key = this.text(numbers[at])

@@ -31,7 +31,9 @@ pub struct Domain {
     scheduler: Scheduler,
     external: ExternalSpans,
     root_span: Option<OpenSpan>,
-    tasks: Vec<Option<Task>>,
+    /// Boxed: a slot is one pointer, so a wide fan-out's table grows (and is copied when it
+    /// doubles) by 8 bytes per task rather than the whole task.
+    tasks: Vec<Option<Box<Task>>>,
     free: Vec<TaskId>,
     /// The string table of the record sinks' batches (trace_batch.rs).
     trace_strings: TraceStrings,
@@ -171,11 +173,11 @@ impl Domain {
         };
         let id = match self.free.pop() {
             Some(id) => {
-                self.tasks[id as usize] = Some(task);
+                self.tasks[id as usize] = Some(Box::new(task));
                 id
             }
             None => {
-                self.tasks.push(Some(task));
+                self.tasks.push(Some(Box::new(task)));
                 (self.tasks.len() - 1) as TaskId
             }
         };
@@ -204,20 +206,23 @@ impl Domain {
     pub(crate) fn task_ref(&self, id: TaskId) -> Result<&Task, EvalError> {
         self.tasks
             .get(id as usize)
-            .and_then(Option::as_ref)
+            .and_then(Option::as_deref)
             .ok_or(NO_TASK)
     }
 
     pub(crate) fn task(&mut self, id: TaskId) -> Result<&mut Task, EvalError> {
         self.tasks
             .get_mut(id as usize)
-            .and_then(Option::as_mut)
+            .and_then(Option::as_deref_mut)
             .ok_or(NO_TASK)
     }
 
     /// A live task with the shared state, for engine modules that extend `Domain`.
     pub(crate) fn parts(&mut self, id: TaskId) -> Result<(&mut Task, &mut Shared), EvalError> {
-        let task = self.tasks.get_mut(id as usize).and_then(Option::as_mut);
+        let task = self
+            .tasks
+            .get_mut(id as usize)
+            .and_then(Option::as_deref_mut);
         Ok((task.ok_or(NO_TASK)?, &mut self.shared))
     }
 
@@ -229,7 +234,7 @@ impl Domain {
         let task = self
             .tasks
             .get_mut(id as usize)
-            .and_then(Option::as_mut)
+            .and_then(Option::as_deref_mut)
             .ok_or(NO_TASK)?;
         Ok(f(task, &mut self.shared))
     }
@@ -288,7 +293,7 @@ impl Domain {
         let task = self
             .tasks
             .get_mut(id as usize)
-            .and_then(Option::as_mut)
+            .and_then(Option::as_deref_mut)
             .ok_or(NO_TASK)?;
         task.fail(&failure, &mut self.shared);
         self.release(id);
@@ -316,7 +321,7 @@ impl Domain {
         let task = self
             .tasks
             .get_mut(id as usize)
-            .and_then(Option::as_mut)
+            .and_then(Option::as_deref_mut)
             .ok_or(NO_TASK)?;
         let err = task
             .take_error()
