@@ -16,7 +16,9 @@
 // Fanned-out Agents are also run 2,000 in flight at a time (sequential batches inside one
 // component): if that row stays flat while the all-at-once row grows, the growth comes from
 // how many Agents are in flight (their memory no longer fits the caches and the young
-// generation), not from any structure that grows with the total.
+// generation), not from any structure that grows with the total. A plain-JS reference row
+// (async calls holding about an in-flight Agent's JS heap each, all at once, no AML) shows
+// what that costs V8 alone.
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -89,6 +91,27 @@ function FanOut({ items }) {
   return Promise.all(pending).then((results) => results.length)
 }
 
+/**
+ * The reference for the all-at-once fan-out: plain JS, no AML. Each item is an async call that
+ * holds about what an in-flight fanned-out Agent holds on the JS heap (six small objects,
+ * ~1.3 KiB) across one await, then reads them back. It shows what holding that much per
+ * item, all items at once, costs V8 itself as the count grows.
+ */
+async function plainItem(i) {
+  const state = []
+  for (let k = 0; k < 6; k++) state.push({ a: i, b: k, c: null, d: undefined, e: "x", f: 0, g: 0, h: 0, i: 0, j: 0, k: 0, l: 0 })
+  await null
+  let sum = 0
+  for (const object of state) sum += object.b
+  return sum
+}
+
+function plainFanOut(items) {
+  const pending = []
+  for (let i = 0; i < items; i++) pending.push(plainItem(i))
+  return Promise.all(pending)
+}
+
 /** `items` Agents, BATCH in flight at a time: the total grows, the in-flight count does not. */
 async function BatchedFanOut({ items }) {
   let settled = 0
@@ -145,6 +168,8 @@ export async function scalingBenchmarks() {
   const agents = new AmlRuntime({ agentProvider: echo, maxAgentCalls: 0, maxConcurrentAgents: 0 })
   await group("fanned-out Agents", (items) => agents.evaluate(jsx(FanOut, { items })))
   await group(`fanned-out Agents, ${BATCH.toLocaleString("en-US")} in flight`, (items) => agents.evaluate(jsx(BatchedFanOut, { items })))
+
+  await group("plain JS reference, all in flight", plainFanOut)
 
   const runtimes = new Map(SIZES.map((items) => [items, new AmlRuntime({ agentProvider: toolCaller(items) })]))
   const grant = jsx(Agent, { children: [jsx(Tool, { use: add }), "add"] })
