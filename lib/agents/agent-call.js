@@ -9,6 +9,12 @@ import { providerFailure, readText } from "./call.js"
 import { failDirect, finishDirect } from "./direct.js"
 import { masked } from "../core/component-scope.js"
 
+/** The provider call of `call` settled: its Tools close and its concurrency slot is free. */
+function callEnded(domain, call) {
+  if (call.lease !== undefined) call.lease.open = false
+  domain.releaseAgentSlot()
+}
+
 /** An Agent the generic driver runs (runAgent): the reaction resolves with the engine's next step code. */
 export class AgentCall {
   constructor(domain, task, provider, spanId, lease, local) {
@@ -29,8 +35,7 @@ export class AgentCall {
   fulfilled(response) {
     const domain = this.domain
     const aborted = domain.abortable && domain.signal.aborted
-    if (this.lease !== undefined) this.lease.open = false
-    domain.releaseAgentSlot()
+    callEnded(domain, this)
     if (aborted) throw domain.signal.reason
     return finishText(domain, this.task, response, this)
   }
@@ -38,8 +43,7 @@ export class AgentCall {
   rejected(error) {
     const domain = this.domain
     const failure = providerFailure(domain, this.local, error, this)
-    if (this.lease !== undefined) this.lease.open = false
-    domain.releaseAgentSlot()
+    callEnded(domain, this)
     throw failure
   }
 }
@@ -71,8 +75,7 @@ export class DirectAgentCall {
   fulfilled(response) {
     const domain = this.scope.domain
     const aborted = domain.abortable && domain.signal.aborted
-    if (this.lease !== undefined) this.lease.open = false
-    domain.releaseAgentSlot()
+    callEnded(domain, this)
     let text
     try {
       if (aborted) throw domain.signal.reason
@@ -87,8 +90,7 @@ export class DirectAgentCall {
   rejected(error) {
     const domain = this.scope.domain
     const failure = providerFailure(domain, true, error, this)
-    if (this.lease !== undefined) this.lease.open = false
-    domain.releaseAgentSlot()
+    callEnded(domain, this)
     throw failedDirect(domain, this.task, failure, this)
   }
 
