@@ -14,15 +14,19 @@ import { addEndAttributes, copyAmlAttributes, errorType, spanName, startAttribut
 import { loadOpenTelemetryApi, sdkVersion } from "./otel-api.js"
 import { spanStateClass } from "./otel-lazy-context.js"
 import { SPAN_RUNNER } from "./span-runner.js"
-import { TRACE_SINK } from "./trace-sink.js"
+import { TRACE_SINK, wallClockDrift } from "./trace-sink.js"
 
 /** Component names that say nothing about what an Agent inside them is for. */
 const GENERIC_COMPONENTS = new Set(["AnonymousComponent", "Fragment"])
 
-/** Epoch milliseconds with sub-millisecond precision, for AML events that carry no `at`. */
+/**
+ * Epoch milliseconds with sub-millisecond precision, for AML events that carry no `at`: the
+ * performance timeline anchored to `Date.now()` when the run began (`run.drift`), as the
+ * record sinks' clock is (trace-sink.js traceClockOffset).
+ */
 const origin = performance.timeOrigin
-function now() {
-  return origin + performance.now()
+function now(run) {
+  return origin + performance.now() + (run?.drift ?? 0)
 }
 
 /**
@@ -63,6 +67,8 @@ class RunState {
     this.context = parentContext
     this.spans = new Map()
     this.flush = flush
+    /** How far Date.now() was ahead of the performance timeline when the run began. */
+    this.drift = wallClockDrift()
   }
 }
 
@@ -213,10 +219,13 @@ export function createOpenTelemetryTracer(options) {
     const type = event.type
     if (type === "span.start") {
       const run = runOf(event.runId, undefined)
-      started(run, event.spanId, event.parentSpanId, event.kind, event.name, event.attributes, now())
+      started(run, event.spanId, event.parentSpanId, event.kind, event.name, event.attributes, now(run))
     } else if (type === "span.end") {
       ended(knownRun(event.runId), event.spanId, event.kind, event.status === "error", event.durationMs, event.attributes)
-    } else if (type === "event") pointEvent(knownRun(event.runId), event.spanId, event.name, event.attributes, now())
+    } else if (type === "event") {
+      const run = knownRun(event.runId)
+      pointEvent(run, event.spanId, event.name, event.attributes, now(run))
+    }
   }
 
   function runInSpan(runId, spanId, fn) {

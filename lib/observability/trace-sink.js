@@ -14,8 +14,9 @@
 // It is the batch's own decoded array: the sink may keep its attribute objects but must not
 // mutate them. `sensitive` is present only for a listener whose `captureContent` is true
 // (AML's consent rules). `at + control.clockOffset` is the record's epoch time in
-// milliseconds with sub-millisecond precision, on the clock of
-// `performance.timeOrigin + performance.now()`.
+// milliseconds with sub-millisecond precision: the performance timeline, anchored to
+// `Date.now()` when the evaluation's sinks were set up (traceClockOffset), as the OTel SDK
+// anchors the spans it times itself.
 // `control.flush()` delivers every pending record of the evaluation at once (synchronously,
 // to every sink), for a sink that must know a span's start before the next batch.
 
@@ -39,8 +40,21 @@ export function readTraceSink(listener) {
 let offset
 
 /**
- * `performance.timeOrigin + performance.now()` minus the engine's trace clock, measured once
- * per process: both are monotonic, so one calibration holds (its error is one native call).
+ * How far `Date.now()` is ahead of `performance.timeOrigin + performance.now()` right now.
+ * The two drift apart while a process runs (the wall clock is slewed or stepped, the
+ * performance timeline is monotonic; a millisecond in seconds on some machines), and the OTel
+ * SDK anchors each span it times itself to `Date.now()` at its start.
+ */
+export function wallClockDrift() {
+  return Date.now() - (performance.timeOrigin + performance.now())
+}
+
+/**
+ * The epoch time of the engine's trace clock 0, as `Date.now()` reads it now: the engine's
+ * clock is calibrated against the performance timeline once per process (both are monotonic,
+ * so one calibration holds; its error is one native call), and the wall clock's drift from
+ * that timeline is read anew for each caller (each evaluation's sinks), so AML's spans sit on
+ * the same clock as spans the SDK times itself, to Date.now()'s millisecond.
  */
 export function traceClockOffset() {
   if (offset === undefined) {
@@ -49,5 +63,5 @@ export function traceClockOffset() {
     const after = performance.now()
     offset = performance.timeOrigin + (before + after) / 2 - engine
   }
-  return offset
+  return offset + wallClockDrift()
 }
