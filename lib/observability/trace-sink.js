@@ -41,8 +41,8 @@ let offset
 
 /**
  * How far `Date.now()` is ahead of `performance.timeOrigin + performance.now()` right now.
- * The two drift apart while a process runs (the wall clock is slewed or stepped, the
- * performance timeline is monotonic; a millisecond in seconds on some machines), and the OTel
+ * They disagree: Node fixes `performance.timeOrigin` once, at process start, and the wall
+ * clock is slewed or stepped afterwards (by milliseconds in a long-lived process); the OTel
  * SDK anchors each span it times itself to `Date.now()` at its start.
  */
 export function wallClockDrift() {
