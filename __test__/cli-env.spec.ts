@@ -4,10 +4,12 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 
 import { expandValue, parseEnvText } from "../lib/cli/env-file.js"
-import { fixture, runCli, tempProject } from "./support/cli.js"
+import { fixture, removeTempProjects, runCli, tempProject } from "./support/cli.js"
+
+afterAll(removeTempProjects)
 
 /** A workflow directory with env-report.ts and the given env files. */
 function project(files: Record<string, string>) {

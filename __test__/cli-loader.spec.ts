@@ -13,7 +13,9 @@ import { afterAll, describe, expect, it } from "vitest"
 
 import { resolveBare, UnsupportedResolution } from "../lib/cli/package-resolve.js"
 import { currentBundle } from "../lib/cli/sdk-bundle.js"
-import { fixture, repoRoot, runCli, tempProject } from "./support/cli.js"
+import { fixture, removeTempProjects, repoRoot, runCli, tempProject } from "./support/cli.js"
+
+afterAll(removeTempProjects)
 
 const scratch = mkdtempSync(join(tmpdir(), "aml-cli-loader-"))
 afterAll(() => rmSync(scratch, { force: true, recursive: true }))

@@ -3,9 +3,11 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 
-import { diagnostics, fixture, repoRoot, runCli, tempProject } from "./support/cli.js"
+import { diagnostics, fixture, removeTempProjects, repoRoot, runCli, tempProject } from "./support/cli.js"
+
+afterAll(removeTempProjects)
 
 const version = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version
 

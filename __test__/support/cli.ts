@@ -1,6 +1,6 @@
 // Runs the real `aml` executable (bin/aml.js) as a child process, the way a user would.
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -73,11 +73,19 @@ export function runCli(args: readonly string[], options: CliOptions = {}) {
   return startCli(args, options).done
 }
 
-/** A fresh temporary directory holding `files` (name → content). */
+const projects: string[] = []
+
+/** A fresh temporary directory holding `files` (name → content); removeTempProjects() removes it. */
 export function tempProject(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "aml-cli-"))
+  projects.push(dir)
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content)
   return dir
+}
+
+/** Removes every directory tempProject() made (a spec's afterAll). */
+export function removeTempProjects() {
+  for (const dir of projects.splice(0)) rmSync(dir, { force: true, recursive: true })
 }
 
 /** The stderr lines that are not the run lifecycle lines. */

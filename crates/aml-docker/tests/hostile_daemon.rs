@@ -9,12 +9,14 @@ use aml_docker::DockerError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 
-/// A daemon that reads one request and then writes `answer` (and stays connected).
-fn daemon(name: &str, answer: Vec<u8>) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("aml-hostile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let socket = dir.join("docker.sock");
+/// A daemon that reads one request and then writes `answer` (and stays connected). Its socket
+/// lives in a temporary directory removed when the returned guard drops.
+fn daemon(name: &str, answer: Vec<u8>) -> Daemon {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("aml-hostile-{name}-"))
+        .tempdir()
+        .unwrap();
+    let socket = dir.path().join("docker.sock");
     let listener = UnixListener::bind(&socket).unwrap();
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
@@ -27,7 +29,12 @@ fn daemon(name: &str, answer: Vec<u8>) -> PathBuf {
             });
         }
     });
-    socket
+    Daemon { socket, _dir: dir }
+}
+
+struct Daemon {
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
 }
 
 async fn ask(socket: &Path, idle: Duration) -> Result<aml_docker::http::Response, DockerError> {
@@ -37,8 +44,8 @@ async fn ask(socket: &Path, idle: Duration) -> Result<aml_docker::http::Response
 #[tokio::test]
 async fn a_declared_length_above_the_bound_is_refused_before_reading() {
     let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 1u64 << 40);
-    let socket = daemon("length", head.into_bytes());
-    let error = ask(&socket, Duration::from_secs(30)).await.err().unwrap();
+    let daemon = daemon("length", head.into_bytes());
+    let error = ask(&daemon.socket, Duration::from_secs(30)).await.err().unwrap();
     assert_eq!(
         error.to_string(),
         format!(
@@ -51,8 +58,8 @@ async fn a_declared_length_above_the_bound_is_refused_before_reading() {
 async fn a_head_line_that_never_ends_is_refused_at_the_head_bound() {
     let mut answer = b"HTTP/1.1 200 OK\r\nX-Long: ".to_vec();
     answer.extend(std::iter::repeat_n(b'a', 256 * 1024));
-    let socket = daemon("head", answer);
-    let error = ask(&socket, Duration::from_secs(30)).await.err().unwrap();
+    let daemon = daemon("head", answer);
+    let error = ask(&daemon.socket, Duration::from_secs(30)).await.err().unwrap();
     assert_eq!(error.to_string(), "truncated response head");
 }
 
@@ -60,8 +67,8 @@ async fn a_head_line_that_never_ends_is_refused_at_the_head_bound() {
 async fn an_undeclared_body_above_the_bound_is_cut_off() {
     let mut answer = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".to_vec();
     answer.extend(std::iter::repeat_n(b'{', MAX_BODY + 1));
-    let socket = daemon("body", answer);
-    let error = ask(&socket, Duration::from_secs(30)).await.err().unwrap();
+    let daemon = daemon("body", answer);
+    let error = ask(&daemon.socket, Duration::from_secs(30)).await.err().unwrap();
     assert!(
         error
             .to_string()
@@ -72,8 +79,8 @@ async fn an_undeclared_body_above_the_bound_is_cut_off() {
 
 #[tokio::test]
 async fn a_silent_daemon_fails_the_request_naming_it() {
-    let socket = daemon("silent", Vec::new());
-    let error = ask(&socket, Duration::from_millis(200))
+    let daemon = daemon("silent", Vec::new());
+    let error = ask(&daemon.socket, Duration::from_millis(200))
         .await
         .err()
         .unwrap();

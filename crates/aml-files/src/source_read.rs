@@ -73,20 +73,18 @@ pub fn read_skill_source(
 mod tests {
     use super::*;
 
-    fn dir() -> std::path::PathBuf {
-        let path = std::env::temp_dir().join(format!(
-            "aml-source-read-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = fs::remove_dir_all(&path);
-        fs::create_dir_all(&path).unwrap();
-        path
+    /// A temporary directory, removed when the guard drops.
+    fn dir() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("aml-source-read-")
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn a_file_keeps_its_byte_order_mark_and_bad_utf8_is_refused() {
-        let root = dir();
+        let dir = dir();
+        let root = dir.path();
         let good = root.join("good.md");
         fs::write(&good, "\u{feff}hello").unwrap();
         match read_skill_source(good.to_str().unwrap(), &|| false).unwrap() {
@@ -101,7 +99,8 @@ mod tests {
 
     #[test]
     fn failures_carry_the_syscall_node_would_name() {
-        let root = dir();
+        let dir = dir();
+        let root = dir.path();
         let missing = root.join("missing.md");
         let error = read_skill_source(missing.to_str().unwrap(), &|| false).unwrap_err();
         assert!(
