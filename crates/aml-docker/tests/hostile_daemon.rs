@@ -45,7 +45,10 @@ async fn ask(socket: &Path, idle: Duration) -> Result<aml_docker::http::Response
 async fn a_declared_length_above_the_bound_is_refused_before_reading() {
     let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 1u64 << 40);
     let daemon = daemon("length", head.into_bytes());
-    let error = ask(&daemon.socket, Duration::from_secs(30)).await.err().unwrap();
+    let error = ask(&daemon.socket, Duration::from_secs(30))
+        .await
+        .err()
+        .unwrap();
     assert_eq!(
         error.to_string(),
         format!(
@@ -59,7 +62,10 @@ async fn a_head_line_that_never_ends_is_refused_at_the_head_bound() {
     let mut answer = b"HTTP/1.1 200 OK\r\nX-Long: ".to_vec();
     answer.extend(std::iter::repeat_n(b'a', 256 * 1024));
     let daemon = daemon("head", answer);
-    let error = ask(&daemon.socket, Duration::from_secs(30)).await.err().unwrap();
+    let error = ask(&daemon.socket, Duration::from_secs(30))
+        .await
+        .err()
+        .unwrap();
     assert_eq!(error.to_string(), "truncated response head");
 }
 
@@ -68,7 +74,10 @@ async fn an_undeclared_body_above_the_bound_is_cut_off() {
     let mut answer = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".to_vec();
     answer.extend(std::iter::repeat_n(b'{', MAX_BODY + 1));
     let daemon = daemon("body", answer);
-    let error = ask(&daemon.socket, Duration::from_secs(30)).await.err().unwrap();
+    let error = ask(&daemon.socket, Duration::from_secs(30))
+        .await
+        .err()
+        .unwrap();
     assert!(
         error
             .to_string()
