@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::WorkspaceError;
-use crate::lock_aside::remove_if;
+use crate::lock_aside::{remove_if, with_suffix};
 pub use crate::lock_record::holder_path;
 use crate::lock_record::{claim_record, dead_holder, remove_dead, write_record};
 
@@ -109,9 +109,7 @@ pub struct DirLock {
 }
 
 pub fn lock_path(target: &Path) -> PathBuf {
-    let mut name = target.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
+    with_suffix(target, ".lock")
 }
 
 fn set_mtime(path: &Path, time: SystemTime) -> io::Result<SystemTime> {

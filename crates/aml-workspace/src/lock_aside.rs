@@ -10,14 +10,20 @@ use std::ffi::CString;
 use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `path` with `suffix` appended to its last component: the lock's sibling names (`.lock`,
+/// `.holder`, `.taking-…`).
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
 
 /// Moves `lock` aside and removes it when `removable` holds for the moved directory;
 /// otherwise puts it back. Nothing there (another taker was first) is not an error.
 pub(crate) fn remove_if(lock: &Path, removable: impl FnOnce(&Path) -> bool) -> io::Result<()> {
-    let mut aside = lock.as_os_str().to_owned();
-    aside.push(format!(".taking-{}", uuid::Uuid::new_v4()));
-    let aside = Path::new(&aside);
+    let aside = &with_suffix(lock, &format!(".taking-{}", uuid::Uuid::new_v4()));
     match fs::rename(lock, aside) {
         Ok(()) => {}
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),

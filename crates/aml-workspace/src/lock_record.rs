@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::holder::Holder;
-use crate::lock_aside::remove_if;
+use crate::lock_aside::{remove_if, with_suffix};
 
 /// `<target>.lock.holder`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -21,12 +21,6 @@ pub(crate) struct HolderRecord {
     /// The lock directory's mtime as the holder last set it: seconds and nanoseconds since
     /// the epoch.
     mtime: (u64, u32),
-}
-
-pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 /// Where the holder record of the lock directory `lock` lives.
