@@ -61,3 +61,59 @@ describe("the exporter's clock", () => {
     })
   }
 })
+
+describe("the wall clock's drift", () => {
+  // Date.now() counts whole milliseconds of a clock `drift` ahead of the performance timeline.
+  // Assigned, not spied: a spy records each of the thousands of calls made while waiting for
+  // a tick.
+  const realNow = Date.now
+  afterEach(() => {
+    Date.now = realNow
+  })
+
+  it("is read to well under a millisecond, not cut to Date.now()'s millisecond", async () => {
+    const { wallClockDrift } = await import("../lib/observability/wall-clock.js")
+    // Each drift is a step of the wall clock, so each is measured afresh; one reading alone
+    // is short by the part of the millisecond already gone (up to 1 ms). The reading is
+    // bounded to 0.1 ms, so its midpoint is within 0.05 ms.
+    for (const drift of [20_000.63, 42_000.31, 31_000.91]) {
+      Date.now = () => Math.floor(performance.timeOrigin + performance.now() + drift)
+      // Calibrations are at least a second apart.
+      await new Promise((resolve) => setTimeout(resolve, 1_050))
+      expect(Math.abs(wallClockDrift() - drift)).toBeLessThan(0.051)
+      // A later reading agrees with the first, which is kept.
+      expect(Math.abs(wallClockDrift() - drift)).toBeLessThan(0.051)
+    }
+  })
+})
+
+describe("a frozen clock", () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it("does not hold an evaluation when fake timers freeze Date.now() and performance.now()", async () => {
+    const { exporter, tracer } = memoryTracing()
+    const runtime = new AmlRuntime({
+      agentProvider: { name: "p", run: async () => ({ text: "ok" }) },
+      trace: createOpenTelemetryTracer({ tracer }),
+    })
+    vi.useFakeTimers({ now: 1_000_000, toFake: ["Date", "performance"] })
+    // Twice: the second comes right after a calibration that saw no tick.
+    expect(await runtime.evaluate(<Agent>hi</Agent>)).toBe("ok")
+    expect(await runtime.evaluate(<Agent>hi</Agent>)).toBe("ok")
+    expect(exporter.getFinishedSpans().filter((span) => span.name === "aml.evaluate")).toHaveLength(2)
+  })
+
+  it("ends the wait for a tick that never comes, and does not wait again at once", async () => {
+    // A fresh copy of the module, so it calibrates under the frozen clock.
+    const { wallClockDrift } = await import("../lib/observability/wall-clock.js?frozen")
+    // The real time origin, as the module read it (the fake performance object has its own).
+    const origin = performance.timeOrigin
+    vi.useFakeTimers({ now: 1_000_000, toFake: ["Date", "performance"] })
+    const reading = () => Date.now() - (origin + performance.now())
+    expect(wallClockDrift()).toBe(reading())
+    vi.setSystemTime(5_000_000)
+    expect(wallClockDrift()).toBe(reading())
+  })
+})

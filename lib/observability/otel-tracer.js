@@ -14,7 +14,8 @@ import { addEndAttributes, copyAmlAttributes, errorType, spanName, startAttribut
 import { loadOpenTelemetryApi, sdkVersion } from "./otel-api.js"
 import { spanStateClass } from "./otel-lazy-context.js"
 import { SPAN_RUNNER } from "./span-runner.js"
-import { TRACE_SINK, wallClockDrift } from "./trace-sink.js"
+import { TRACE_SINK } from "./trace-sink.js"
+import { wallClockDrift } from "./wall-clock.js"
 
 /** Component names that say nothing about what an Agent inside them is for. */
 const GENERIC_COMPONENTS = new Set(["AnonymousComponent", "Fragment"])

@@ -21,6 +21,7 @@
 // to every sink), for a sink that must know a span's start before the next batch.
 
 import { traceClock } from "../core/native.js"
+import { wallClockDrift } from "./wall-clock.js"
 
 export const TRACE_SINK = Symbol.for("@aml-jsx/sdk/trace-record-sink")
 
@@ -40,21 +41,11 @@ export function readTraceSink(listener) {
 let offset
 
 /**
- * How far `Date.now()` is ahead of `performance.timeOrigin + performance.now()` right now.
- * They disagree: Node fixes `performance.timeOrigin` once, at process start, and the wall
- * clock is slewed or stepped afterwards (by milliseconds in a long-lived process); the OTel
- * SDK anchors each span it times itself to `Date.now()` at its start.
- */
-export function wallClockDrift() {
-  return Date.now() - (performance.timeOrigin + performance.now())
-}
-
-/**
  * The epoch time of the engine's trace clock 0, as `Date.now()` reads it now: the engine's
  * clock is calibrated against the performance timeline once per process (both are monotonic,
  * so one calibration holds; its error is one native call), and the wall clock's drift from
- * that timeline is read anew for each caller (each evaluation's sinks), so AML's spans sit on
- * the same clock as spans the SDK times itself, to Date.now()'s millisecond.
+ * that timeline is checked anew for each caller (each evaluation's sinks; wall-clock.js), so
+ * AML's spans sit on the clock the SDK times its own spans on.
  */
 export function traceClockOffset() {
   if (offset === undefined) {
