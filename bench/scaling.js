@@ -18,7 +18,7 @@
 // how many Agents are in flight (their memory no longer fits the caches and the young
 // generation), not from any structure that grows with the total. A plain-JS reference row
 // (async calls holding about an in-flight Agent's JS heap each, all at once, no AML) shows
-// what that costs V8 alone.
+// what that costs V8 alone; another walks the components row's tree in plain JS.
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -82,6 +82,18 @@ function components(items) {
   return jsx(function Root() {
     return children
   }, {})
+}
+
+/**
+ * The reference for the components row: the same tree (built the same way, inside the round)
+ * walked by plain JS, no AML: each component called once, the async ones awaited together.
+ * What building and holding that many descriptors costs V8 itself as the tree grows.
+ */
+async function plainComponents(items) {
+  const root = components(items)
+  const values = []
+  for (const child of root.type(root.props)) values.push(child.type(child.props))
+  return (await Promise.all(values)).join("")
 }
 
 function FanOut({ items }) {
@@ -169,11 +181,13 @@ export async function scalingBenchmarks() {
   await group("fanned-out Agents", (items) => agents.evaluate(jsx(FanOut, { items })))
   await group(`fanned-out Agents, ${BATCH.toLocaleString("en-US")} in flight`, (items) => agents.evaluate(jsx(BatchedFanOut, { items })))
 
-  await group("plain JS reference, all in flight", plainFanOut)
-
   const runtimes = new Map(SIZES.map((items) => [items, new AmlRuntime({ agentProvider: toolCaller(items) })]))
   const grant = jsx(Agent, { children: [jsx(Tool, { use: add }), "add"] })
   await group("Tool calls from a provider", (items) => runtimes.get(items).evaluate(grant))
+
+  // The plain-JS references last, so their garbage and heap growth never precede an AML row.
+  await group("plain JS reference, components", plainComponents)
+  await group("plain JS reference, all in flight", plainFanOut)
 
   inFlight()
 }
