@@ -81,7 +81,7 @@ pub fn agent_tools(domain: u32, task: u32) -> Result<Vec<u32>> {
     guard(|| {
         registry::with(domain, |d| {
             let plan = d.agent_plan(task).map_err(engine_error)?;
-            Ok(plan.tools.iter().map(|t| t.reference).collect())
+            Ok(plan.tools().iter().map(|t| t.reference).collect())
         })
     })
 }
@@ -92,7 +92,7 @@ pub fn agent_mcp(domain: u32, task: u32) -> Result<Vec<u32>> {
     guard(|| {
         registry::with(domain, |d| {
             let plan = d.agent_plan(task).map_err(engine_error)?;
-            Ok(plan.mcp.iter().map(|m| m.reference).collect())
+            Ok(plan.mcp().iter().map(|m| m.reference).collect())
         })
     })
 }

@@ -62,7 +62,7 @@ pub fn agent_skills(domain: u32, task: u32) -> Result<Vec<u32>> {
     guard(|| {
         registry::with(domain, |d| {
             let plan = d.agent_plan(task).map_err(engine_error)?;
-            Ok(plan.skills.iter().map(|s| s.reference).collect())
+            Ok(plan.skills().iter().map(|s| s.reference).collect())
         })
     })
 }

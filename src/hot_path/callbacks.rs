@@ -147,12 +147,12 @@ raw_callback!(enter_agent, |env, info| {
 
 /// What the facade reads of a ready plan: [spanId, parentSpanId, prompt, system, ...followUps].
 fn plan_parts(plan: &AgentPlan) -> Vec<String> {
-    let mut out = Vec::with_capacity(4 + plan.follow_ups.len());
+    let mut out = Vec::with_capacity(4 + plan.follow_ups().len());
     out.push(plan.span_id.to_string());
     out.push(plan.parent_span.to_string());
     out.push(plan.prompt().to_string());
     out.push(plan.system());
-    out.extend(plan.follow_ups.iter().cloned());
+    out.extend(plan.follow_ups().iter().cloned());
     out
 }
 
@@ -183,7 +183,7 @@ fn text_agent_line(plan: &AgentPlan) -> String {
 
 /// Appends [`text_agent_line`]'s text to `line` (the journaled path prefixes a status).
 pub(crate) fn push_text_agent_line(line: &mut String, plan: &AgentPlan) {
-    debug_assert!(plan.follow_ups.is_empty());
+    debug_assert!(plan.follow_ups().is_empty());
     let system = plan.system();
     line.reserve(48 + system.len());
     push_span_id(line, plan.span_id);

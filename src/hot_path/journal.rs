@@ -61,15 +61,15 @@ fn look_up(
     step.digest = {
         let plan = domain.agent_plan(task).map_err(engine_error)?;
         let system = plan.system();
-        let tools: Vec<&str> = plan.tools.iter().map(|t| t.name.as_str()).collect();
-        let mcp_servers: Vec<&str> = plan.mcp.iter().map(|m| m.name.as_str()).collect();
-        let skills: Vec<&str> = plan.skills.iter().map(|s| s.name.as_str()).collect();
+        let tools: Vec<&str> = plan.tools().iter().map(|t| t.name.as_str()).collect();
+        let mcp_servers: Vec<&str> = plan.mcp().iter().map(|m| m.name.as_str()).collect();
+        let skills: Vec<&str> = plan.skills().iter().map(|s| s.name.as_str()).collect();
         aml_journal::agent_digest_raw(&AgentRequest {
             provider: plan.provider_name(),
             model: plan.model(),
             prompt: plan.prompt(),
             system: &system,
-            follow_ups: &plan.follow_ups,
+            follow_ups: plan.follow_ups(),
             tools: &tools,
             mcp_servers: &mcp_servers,
             skills: &skills,

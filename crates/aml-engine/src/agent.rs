@@ -2,7 +2,7 @@
 //! frames, granting Tools and MCP servers, completing channels post-order, and landing an
 //! Agent's result in its parent channel (INVENTORY §1.2, §1.4 TL-2, §1.5 MCP-2).
 
-use crate::capture::{AgentPlan, Capture, McpGrant, McpKind, PlanState, ToolGrant};
+use crate::capture::{AgentGrants, AgentPlan, Capture, McpGrant, McpKind, PlanState, ToolGrant};
 use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::js_text::js_trim;
@@ -112,7 +112,7 @@ impl Task {
                 };
                 let attributes = match &capture {
                     Capture::System { .. } => {
-                        let index = self.nearest_plan().map_or(0, |p| p.systems.len()) + 1;
+                        let index = self.nearest_plan().map_or(0, |p| p.systems().len()) + 1;
                         vec![("index".into(), AttrValue::Number(index as f64))]
                     }
                     _ => vec![],
@@ -151,7 +151,7 @@ impl Task {
         }
         // The Agent a `<Loop>` render selects gets the runtime-owned state Tool first, so an
         // authored Tool of that name is a duplicate and the allowlist never sees it.
-        let tools = match self.select_loop_agent() {
+        let tools: Vec<ToolGrant> = match self.select_loop_agent() {
             Ok(grant) => grant.into_iter().collect(),
             Err(e) => return self.reject(e, sh),
         };
@@ -173,13 +173,14 @@ impl Task {
             sandboxed: entry.sandboxed,
             provider: entry.provider,
             model: entry.model,
-            base_system,
             prompt: String::new(),
-            follow_ups: Vec::new(),
-            systems: Vec::new(),
-            tools,
-            mcp: Vec::new(),
-            skills: Vec::new(),
+            grants: (!base_system.is_empty() || !tools.is_empty()).then(|| {
+                Box::new(AgentGrants {
+                    base_system,
+                    tools,
+                    ..AgentGrants::default()
+                })
+            }),
             replayed: false,
         };
         self.open_capture(
@@ -239,10 +240,10 @@ impl Task {
             return self.reject(EvalError::ToolNotAllowed(name.into()), sh);
         }
         let plan = self.nearest_plan().expect("placement found an Agent plan");
-        if plan.tools.iter().any(|t| t.name == name) {
+        if plan.tools().iter().any(|t| t.name == name) {
             return self.reject(EvalError::DuplicateTool(name.into()), sh);
         }
-        plan.tools.push(ToolGrant {
+        plan.grants_mut().tools.push(ToolGrant {
             name: name.into(),
             reference,
         });
@@ -266,10 +267,10 @@ impl Task {
             return self.reject(EvalError::McpServerNotAllowed(name.into()), sh);
         }
         let plan = self.nearest_plan().expect("placement found an Agent plan");
-        if plan.mcp.iter().any(|m| m.name == name) {
+        if plan.mcp().iter().any(|m| m.name == name) {
             return self.reject(EvalError::DuplicateMcpServer(name.into()), sh);
         }
-        plan.mcp.push(McpGrant {
+        plan.grants_mut().mcp.push(McpGrant {
             name: name.into(),
             kind,
             reference,

@@ -45,7 +45,7 @@ impl Task {
                 let plan = self
                     .nearest_plan()
                     .ok_or(EvalError::OnlyInsideAgent("System"))?;
-                plan.systems.push(text);
+                plan.grants_mut().systems.push(text);
                 Ok(None)
             }
             Capture::FollowUp { buffer } => {
@@ -57,7 +57,7 @@ impl Task {
                 let plan = self
                     .nearest_plan()
                     .ok_or(EvalError::OnlyInsideAgent("FollowUp"))?;
-                plan.follow_ups.push(text);
+                plan.grants_mut().follow_ups.push(text);
                 Ok(None)
             }
         }
@@ -117,10 +117,10 @@ impl Task {
                     "provider".into(),
                     AttrValue::Text(plan.provider.clone().unwrap_or_default()),
                 ),
-                ("tools".into(), AttrValue::Number(plan.tools.len() as f64)),
+                ("tools".into(), AttrValue::Number(plan.tools().len() as f64)),
                 (
                     "mcpServers".into(),
-                    AttrValue::Number(plan.mcp.len() as f64),
+                    AttrValue::Number(plan.mcp().len() as f64),
                 ),
                 ("turns".into(), AttrValue::Number(plan.turns() as f64)),
             ];
@@ -162,7 +162,7 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
     }
     sh.agent_calls += 1;
     plan.state = PlanState::Ready;
-    for tool in &plan.tools {
+    for tool in plan.tools() {
         sh.tracer.point(
             plan.span_id,
             Some(plan.parent_span),
@@ -175,7 +175,7 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
         );
     }
     // Only the kind and name: transport configuration (headers, env) never reaches a trace.
-    for server in &plan.mcp {
+    for server in plan.mcp() {
         sh.tracer.point(
             plan.span_id,
             Some(plan.parent_span),

@@ -68,18 +68,27 @@ pub struct AgentPlan {
     pub(crate) sandboxed: bool,
     pub(crate) provider: Option<String>,
     pub(crate) model: Option<String>,
-    /// `[runtime system, props.system]`, already trimmed, empty ones dropped.
-    pub(crate) base_system: Vec<String>,
     pub(crate) prompt: String,
-    pub follow_ups: Vec<String>,
-    pub systems: Vec<String>,
-    pub tools: Vec<ToolGrant>,
-    pub mcp: Vec<McpGrant>,
-    /// Skill packages registered with this Agent, in completion order.
-    pub skills: Vec<SkillGrant>,
+    /// Everything else the Agent gathers; `None` while it has none of it (most Agents).
+    pub(crate) grants: Option<Box<AgentGrants>>,
     /// The facade answered this Agent from an evaluation journal (position.rs): its span
     /// says so with `journal.replayed`.
     pub(crate) replayed: bool,
+}
+
+/// What an Agent gathers besides its prompt. Most Agents have none of it, and a plan lives
+/// as long as its Agent is in flight, so the six lists sit behind one optional box: 136
+/// bytes less per in-flight Agent than six empty `Vec`s inline (docs/HOT-PATH-PERFORMANCE.md).
+#[derive(Debug, Default)]
+pub struct AgentGrants {
+    /// `[runtime system, props.system]`, already trimmed, empty ones dropped.
+    pub(crate) base_system: Vec<String>,
+    pub(crate) follow_ups: Vec<String>,
+    pub(crate) systems: Vec<String>,
+    pub(crate) tools: Vec<ToolGrant>,
+    pub(crate) mcp: Vec<McpGrant>,
+    /// Skill packages registered with this Agent, in completion order.
+    pub(crate) skills: Vec<SkillGrant>,
 }
 
 impl AgentPlan {
@@ -90,13 +99,44 @@ impl AgentPlan {
 
     /// Base system fragments followed by the `<System>` fragments, joined with newlines.
     pub fn system(&self) -> String {
-        let mut parts: Vec<&str> = self.base_system.iter().map(String::as_str).collect();
-        parts.extend(self.systems.iter().map(String::as_str));
+        let Some(grants) = self.grants.as_deref() else {
+            return String::new();
+        };
+        let mut parts: Vec<&str> = grants.base_system.iter().map(String::as_str).collect();
+        parts.extend(grants.systems.iter().map(String::as_str));
         parts.join("\n")
     }
 
     pub fn turns(&self) -> u64 {
-        1 + self.follow_ups.len() as u64
+        1 + self.follow_ups().len() as u64
+    }
+
+    /// The `<FollowUp>` prompts, in order.
+    pub fn follow_ups(&self) -> &[String] {
+        self.grants.as_deref().map_or(&[], |g| &g.follow_ups)
+    }
+
+    /// The `<System>` fragments, in order (without the base system text).
+    pub fn systems(&self) -> &[String] {
+        self.grants.as_deref().map_or(&[], |g| &g.systems)
+    }
+
+    pub fn tools(&self) -> &[ToolGrant] {
+        self.grants.as_deref().map_or(&[], |g| &g.tools)
+    }
+
+    pub fn mcp(&self) -> &[McpGrant] {
+        self.grants.as_deref().map_or(&[], |g| &g.mcp)
+    }
+
+    /// Skill packages registered with this Agent, in completion order.
+    pub fn skills(&self) -> &[SkillGrant] {
+        self.grants.as_deref().map_or(&[], |g| &g.skills)
+    }
+
+    /// The lists, boxed on the first grant.
+    pub(crate) fn grants_mut(&mut self) -> &mut AgentGrants {
+        self.grants.get_or_insert_with(Box::default)
     }
 }
 
@@ -115,4 +155,21 @@ pub struct SkillGrant {
     pub name: String,
     /// The facade's handle for the package (an index in its per-domain table).
     pub reference: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan lives as long as its Agent is in flight, 200,000 of them in a wide fan-out: its
+    /// rarely used lists stay behind one box (they were six inline `Vec`s, 256 bytes a plan).
+    #[test]
+    fn a_plan_keeps_its_rare_lists_boxed() {
+        assert_eq!(std::mem::size_of::<Option<Box<AgentGrants>>>(), 8);
+        assert!(
+            std::mem::size_of::<AgentPlan>() <= 128,
+            "AgentPlan is {} bytes",
+            std::mem::size_of::<AgentPlan>()
+        );
+    }
 }

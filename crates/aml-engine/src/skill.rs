@@ -71,10 +71,10 @@ impl Task {
                     sh,
                 );
             };
-            if plan.skills.iter().any(|s| s.name == grant.name) {
+            if plan.skills().iter().any(|s| s.name == grant.name) {
                 return self.reject(EvalError::DuplicateSkill(grant.name), sh);
             }
-            plan.skills.push(grant);
+            plan.grants_mut().skills.push(grant);
         }
         self.scope_done(output, attributes, sensitive, sh)
     }

@@ -282,7 +282,7 @@ impl Task {
                 capture: Capture::Agent(plan),
                 ..
             } => {
-                if !plan.follow_ups.is_empty() && !crate::js_text::js_trim(text).is_empty() {
+                if !plan.follow_ups().is_empty() && !crate::js_text::js_trim(text).is_empty() {
                     return Err(EvalError::TextAfterFollowUp);
                 }
                 plan.prompt.push_str(text);

@@ -29,7 +29,7 @@ fn summary(plan: &aml_engine::AgentPlan) -> ([String; 4], Vec<String>) {
         plan.prompt().to_string(),
         plan.system(),
     ];
-    (parts, plan.follow_ups.clone())
+    (parts, plan.follow_ups().to_vec())
 }
 
 /// The trace without timestamps, trace-clock times and durations, which differ between two runs.

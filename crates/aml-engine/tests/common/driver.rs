@@ -162,14 +162,14 @@ impl Run {
             parent: plan.parent_span.to_string(),
             prompt: plan.prompt().to_string(),
             system: plan.system(),
-            follow_ups: plan.follow_ups.clone(),
+            follow_ups: plan.follow_ups().to_vec(),
             tools: plan
-                .tools
+                .tools()
                 .iter()
                 .map(|t| (t.name.clone(), t.reference))
                 .collect(),
             mcp: plan
-                .mcp
+                .mcp()
                 .iter()
                 .map(|m| (m.name.clone(), m.kind, m.reference))
                 .collect(),

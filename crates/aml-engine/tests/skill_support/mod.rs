@@ -180,11 +180,11 @@ impl Run {
                     Op::Agent => {
                         let plan = self.d.agent_plan(task)?;
                         let prompt = plan.prompt().to_string();
-                        let skills = plan.skills.iter().map(|s| s.reference).collect();
+                        let skills = plan.skills().iter().map(|s| s.reference).collect();
                         let record = (
                             prompt.clone(),
                             plan.system(),
-                            plan.follow_ups.clone(),
+                            plan.follow_ups().to_vec(),
                             skills,
                         );
                         self.plans.push(record);
