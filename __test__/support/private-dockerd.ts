@@ -1,8 +1,8 @@
 // A private Docker daemon for one spec: its own socket, data and exec roots under a temporary
 // directory, no bridge network (containers get only their own loopback). The shared daemon's
 // specs assert an empty `docker ps -a` after each test and vitest runs files in parallel, so
-// containers of another spec must not appear there. Needs root and dockerd
-// (scripts/docker-daemon.sh installs it).
+// containers of another spec must not appear there. Needs root, dockerd
+// (scripts/docker-daemon.sh installs it) and unshare (util-linux).
 import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
@@ -10,7 +10,11 @@ import { join } from "node:path"
 import { delay } from "./async.js"
 
 export function dockerdAvailable(): boolean {
-  return process.getuid?.() === 0 && spawnSync("dockerd", ["--version"], { stdio: "ignore" }).status === 0
+  return (
+    process.getuid?.() === 0 &&
+    spawnSync("dockerd", ["--version"], { stdio: "ignore" }).status === 0 &&
+    spawnSync("unshare", ["--net", "true"], { stdio: "ignore" }).status === 0
+  )
 }
 
 export interface PrivateDaemon {
@@ -20,12 +24,18 @@ export interface PrivateDaemon {
 }
 
 export async function startPrivateDaemon(): Promise<PrivateDaemon> {
+  const bridge = "/sys/class/net/docker0"
+  const hadBridge = existsSync(bridge)
   const root = mkdtempSync("/tmp/aml-dockerd-")
   const socket = join(root, "docker.sock")
   const pidfile = join(root, "dockerd.pid")
+  // In a network namespace of its own: a daemon started with `--bridge none` deletes the
+  // host's `docker0` at start-up (it removes the default bridge it will not use), which broke
+  // the shared daemon's containers ("could not find bridge docker0") whenever this spec
+  // started after it. Its socket is a path, so the host still reaches it.
   const daemon = spawn(
-    "dockerd",
-    ["--host", `unix://${socket}`, "--data-root", join(root, "data"), "--exec-root", join(root, "exec"), "--pidfile", pidfile, "--bridge", "none", "--iptables=false", "--ip6tables=false"],
+    "unshare",
+    ["--net", "dockerd", "--host", `unix://${socket}`, "--data-root", join(root, "data"), "--exec-root", join(root, "exec"), "--pidfile", pidfile, "--bridge", "none", "--iptables=false", "--ip6tables=false"],
     { detached: false, stdio: ["ignore", "ignore", "pipe"] },
   )
   let log = ""
@@ -38,6 +48,8 @@ export async function startPrivateDaemon(): Promise<PrivateDaemon> {
     if (daemon.exitCode !== null || i > 600) throw new Error(`private dockerd did not start: ${log}`)
     await delay(100)
   }
+  // The shared daemon's bridge must outlive this one's start-up (see the namespace above).
+  if (hadBridge && !existsSync(bridge)) throw new Error("the private dockerd removed the host's docker0 bridge")
   const stop = async () => {
     try {
       const ids = docker(["ps", "-aq"]).split("\n").filter((id) => id !== "")
