@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { Agent, AmlRuntime, FollowUp } from "@aml-jsx/sdk"
 
 import { liveAcpSessions } from "../lib/core/native.js"
-import { outline, SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
+import { outline, SCRIPTED_AGENT, scriptedAcp, withoutSelfExit } from "./support/acp.js"
 import { traced } from "./support/trace.js"
 
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), "aml-acp-ws-")))
@@ -117,7 +117,7 @@ describe("ACP trace", () => {
   it("emits the session, turn and cleanup spans with the ACP events in order", async () => {
     const { provider } = scriptedAcp()
     const runtime = new AmlRuntime({ agentProvider: provider })
-    const metadata = traced(runtime, false)
+    const allMetadata = traced(runtime, false)
     const content = traced(runtime, true)
     await runtime.evaluate(
       <Agent model="m-2">
@@ -125,6 +125,7 @@ describe("ACP trace", () => {
         <FollowUp>second</FollowUp>
       </Agent>,
     )
+    const metadata = withoutSelfExit(allMetadata)
     const turn = ["event:acp.session.prompt.submitted", "event:acp.session.update", "event:acp.session.update", "event:acp.session.update", "event:acp.session.prompt.completed"]
     expect(outline(metadata)).toEqual([
       "start:Agent",

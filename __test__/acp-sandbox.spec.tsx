@@ -14,7 +14,7 @@ import { Agent, AmlRuntime, Sandbox, Tool, defineTool, localSandbox } from "@aml
 
 import { acpTestLimits } from "../lib/agents/acp/provider.js"
 import { liveAcpBridges, liveAcpSessions } from "../lib/core/native.js"
-import { outline, scriptedAcp, type LaunchOverrides } from "./support/acp.js"
+import { outline, scriptedAcp, withoutSelfExit, type LaunchOverrides } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
 import { exists } from "./support/processes.js"
 import { traced } from "./support/trace.js"
@@ -104,7 +104,7 @@ describe("ACP Agent Sandbox launch (Local Sandbox)", () => {
     expect(env.env).toMatchObject({ AML_TEST_MODE: "sandboxed" })
     const session = JSON.parse(await inSandbox("echo-session").result)
     expect(session.cwd).toBe(join(workspace, "repo", "pkg"))
-    const processes = events.filter((e) => e.name === "sandbox.process")
+    const processes = withoutSelfExit(events).filter((e) => e.name === "sandbox.process")
     expect(processes.map((e) => e.attributes.state)).toEqual(["spawn_requested", "started", "kill_requested", "kill_completed"])
     expect(processes[1].attributes["execution.id"]).toMatch(/^local-process:\d+$/)
     expect(processes[0].sensitive ?? processes[0].content ?? processes[0].attributes.command).toBeDefined()
