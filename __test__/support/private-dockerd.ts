@@ -43,13 +43,6 @@ export async function startPrivateDaemon(): Promise<PrivateDaemon> {
   const host = `unix://${socket}`
   const docker = (args: string[], input?: Buffer) =>
     execFileSync("docker", ["-H", host, ...args], { encoding: "utf8", input, maxBuffer: 1 << 30, stdio: ["pipe", "pipe", "pipe"] })
-  for (let i = 0; ; i++) {
-    if (existsSync(socket) && spawnSync("docker", ["-H", host, "info"], { stdio: "ignore" }).status === 0) break
-    if (daemon.exitCode !== null || i > 600) throw new Error(`private dockerd did not start: ${log}`)
-    await delay(100)
-  }
-  // The shared daemon's bridge must outlive this one's start-up (see the namespace above).
-  if (hadBridge && !existsSync(bridge)) throw new Error("the private dockerd removed the host's docker0 bridge")
   const stop = async () => {
     try {
       const ids = docker(["ps", "-aq"]).split("\n").filter((id) => id !== "")
@@ -60,6 +53,20 @@ export async function startPrivateDaemon(): Promise<PrivateDaemon> {
       for (let i = 0; i < 150 && daemon.exitCode === null; i++) await delay(100)
       rmSync(root, { force: true, recursive: true })
     }
+  }
+  try {
+    for (let i = 0; ; i++) {
+      if (existsSync(socket) && spawnSync("docker", ["-H", host, "info"], { stdio: "ignore" }).status === 0) break
+      if (daemon.exitCode !== null || i > 600) throw new Error(`private dockerd did not start: ${log}`)
+      await delay(100)
+    }
+    // The shared daemon's bridge must outlive this one's start-up (see the namespace above).
+    if (hadBridge && !existsSync(bridge)) throw new Error("the private dockerd removed the host's docker0 bridge")
+  } catch (error) {
+    // A daemon that failed a check is still running: stop it, or it outlives the run.
+    if (daemon.exitCode === null) await stop().catch(() => {})
+    else rmSync(root, { force: true, recursive: true })
+    throw error
   }
   return { docker, host, stop }
 }
