@@ -1958,6 +1958,7 @@ export type AmlFailureKind =
   | "sandbox"
   | "workspace"
   | "script"
+  | "journal"
   | "internal"
 
 /** A frozen, user-safe description of a failure. */

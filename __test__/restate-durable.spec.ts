@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { startMoto, type Moto } from "./support/moto.js"
-import { startProxy, startRestate, startWorker, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
+import { openSealed } from "./support/journal-seal.js"
+import { startProxy, startRestate, startWorker, workerSecret, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
 import { testNeeding } from "./support/test-groups.js"
 
 // Needs the moto S3 server and Node 22 (scripts/test-groups.js): skipped, and named so, where this machine lacks them.
@@ -99,9 +100,13 @@ async function startRecorder(target: string) {
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== "host" && name !== "content-length" && name !== "connection")) as Record<string, string>
     const answer = await fetch(`${target}${req.url}`, { body: body.length > 0 ? body : undefined, headers, method: req.method })
     const text = Buffer.from(await answer.arrayBuffer())
-    if (answer.ok && /\/record$/.test(req.url ?? "")) {
-      const entry = JSON.parse(body.toString("utf8")) as { value?: { text?: string } }
-      const prompt = entry.value?.text?.replace(/ ok$/, "")
+    const path = /^\/([^/]+)\/([^/]+)\/record$/.exec(req.url ?? "")
+    if (answer.ok && path !== null) {
+      const stored = JSON.parse(body.toString("utf8")) as { key: string; digest: string; sealed: string }
+      const run = String(req.headers["x-aml-journal-run"] ?? "")
+      const place = { object: decodeURIComponent(path[1]!), workflow: decodeURIComponent(path[2]!), run, key: stored.key, digest: stored.digest }
+      const entry = openSealed(workerSecret, place, stored.sealed) as { value?: { text?: string } } | undefined
+      const prompt = entry?.value?.text?.replace(/ ok$/, "")
       const attempt = req.headers["x-aml-journal-attempt"]
       appendFileSync(callLog, `${JSON.stringify({ pid: Number(req.headers["x-aml-worker"]), event: "recorded", prompt, attempt })}\n`)
     }

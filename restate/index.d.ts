@@ -15,11 +15,17 @@ export interface AmlWorkflowOptions<I> {
   readonly ingress: string
   /**
    * Headers sent with every journal request to the ingress (e.g. authentication);
-   * `x-aml-journal-attempt` is the workflow's own (a fresh token per attempt).
+   * `x-aml-journal-attempt` and `x-aml-journal-run` are the workflow's own.
    */
   readonly ingressHeaders?: Readonly<Record<string, string>> | undefined
-  /** Per-request timeout of the journal's ingress calls (default 30,000 ms). */
+  /** Per-request timeout of the journal's ingress calls (default 30,000 ms, at most 2³²−1). */
   readonly journalTimeoutMs?: number | undefined
+  /**
+   * The secret every worker of the deployment shares (at least 32 characters; default: the
+   * `AML_RESTATE_JOURNAL_SECRET` environment variable). Journal entries are sealed with it:
+   * an entry no worker of this deployment wrote is never replayed (docs/DURABLE.md, "Trust").
+   */
+  readonly journalSecret?: string | undefined
   /** The Virtual Object that keeps the journal (default `<name>Journal`). */
   readonly journalName?: string | undefined
   /** The runtime that evaluates, or a function building it per attempt. */
@@ -46,8 +52,13 @@ export interface RestateJournalOptions {
   readonly ingress: string
   readonly object: string
   readonly key: string
+  /** The secret that seals entries (at least 32 characters), the same for every writer and reader. */
+  readonly secret: string
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Per-request timeout (default 30,000 ms, at most 2³²−1). */
   readonly timeoutMs?: number | undefined
+  /** The run of the workflow this journal belongs to (sent as `x-aml-journal-run`; default none). */
+  readonly run?: string | undefined
   /**
    * A token unique to this attempt, sent as `x-aml-journal-attempt` (over any header of that
    * name in `headers`): once an attempt's load stored its token, the object refuses records of

@@ -6,6 +6,7 @@
 // loopback TCP proxy, so Restate sees one deployment and a retry lands on whichever is alive.
 
 import { spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { existsSync, mkdtempSync, openSync, rmSync } from "node:fs"
 import { connect, createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -116,6 +117,9 @@ export async function startRestate(env = {}) {
 }
 
 
+/** The journal secret the workers started here share (docs/DURABLE.md, "Trust"). */
+export const workerSecret = process.env.AML_RESTATE_JOURNAL_SECRET ?? randomBytes(32).toString("base64url")
+
 /** Starts `script` on Node 22 with `env`; resolves once its port accepts connections. */
 export async function startWorker(script, env) {
   if (!existsSync(node22)) {
@@ -123,7 +127,9 @@ export async function startWorker(script, env) {
     if (install.status !== 0) throw new Error("installing Node 22 failed")
   }
   const port = await freePort()
-  const child = spawn(node22, [script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", "inherit", "inherit"] })
+  // Every worker of this process shares one journal secret, as a deployment's workers must.
+  const secret = { AML_RESTATE_JOURNAL_SECRET: workerSecret }
+  const child = spawn(node22, [script], { env: { ...process.env, ...secret, ...env, PORT: String(port) }, stdio: ["ignore", "inherit", "inherit"] })
   const done = exited(child)
   const deadline = Date.now() + 60_000
   for (;;) {

@@ -34,3 +34,5 @@ export const freePort: () => Promise<number> = local.freePort
 export const startRestate: (env?: Record<string, string>) => Promise<RestateServer> = local.startRestate
 export const startWorker: (script: string, env: Record<string, string>) => Promise<Worker> = local.startWorker
 export const startProxy: (ports: () => number[]) => Promise<Proxy> = local.startProxy
+/** The journal secret every worker started by startWorker shares. */
+export const workerSecret: string = local.workerSecret

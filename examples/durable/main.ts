@@ -3,6 +3,7 @@
 // Node 22+ (linux-x64: the server binary comes from @restatedev/restate-server-linux-x64).
 // In production the server (or cluster) and the workers run on their own; see docs/DURABLE.md.
 import { spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { connect, createServer } from "node:net"
@@ -54,7 +55,15 @@ const server = spawn(serverBinary, ["--node-name", "example", "--no-logo"], {
 })
 const ingressUrl = `http://127.0.0.1:${ingress}`
 const workerProcess = spawn(process.execPath, [fileURLToPath(new URL("./worker.ts", import.meta.url))], {
-  env: { ...process.env, INGRESS: ingressUrl, PORT: String(worker), RESTATE_LOGGING: "ERROR" },
+  // Every worker of a deployment shares one journal secret (docs/DURABLE.md, "Trust"); this
+  // example draws one for its single worker. In production, keep it with your other secrets.
+  env: {
+    ...process.env,
+    AML_RESTATE_JOURNAL_SECRET: process.env["AML_RESTATE_JOURNAL_SECRET"] ?? randomBytes(32).toString("base64url"),
+    INGRESS: ingressUrl,
+    PORT: String(worker),
+    RESTATE_LOGGING: "ERROR",
+  },
   stdio: "inherit",
 })
 try {

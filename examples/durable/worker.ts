@@ -1,5 +1,6 @@
 // A Restate worker that runs an AML review workflow durably (docs/DURABLE.md). Run on Node 22+
-// (Node strips the types): `INGRESS=http://127.0.0.1:8080 PORT=9080 node examples/durable/worker.ts`.
+// (Node strips the types): `INGRESS=http://127.0.0.1:8080 PORT=9080 AML_RESTATE_JOURNAL_SECRET=<32+
+// characters, the same for every worker> node examples/durable/worker.ts`.
 // The provider is deterministic so the example needs no credentials; use a coding agent
 // (opencodeAgent(), codexAgent(), …) in production.
 import * as restate from "@restatedev/restate-sdk"

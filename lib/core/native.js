@@ -23,7 +23,14 @@ export const { jsonSchemaProblem, liveDomains, primitiveKinds } = binding
 
 // Process supervision (src/process*.rs): free functions over integer process handles.
 // The journal in a Restate Virtual Object (src/journal/restate.rs).
-export const { restateJournalClose, restateJournalLoad, restateJournalOpen, restateJournalRecord } = binding
+export const {
+  restateJournalClose,
+  restateJournalEntryProblem,
+  restateJournalLoad,
+  restateJournalOpen,
+  restateJournalProtocol,
+  restateJournalRecord,
+} = binding
 
 export const {
   liveProcesses,

@@ -1,75 +1,131 @@
-// The Virtual Object that keeps one workflow's AML journal in Restate (docs/DURABLE.md), keyed
-// by the workflow id. `record` (exclusive, so Restate orders the writes of one workflow)
-// stores a settled step under its position key: a step recorded again after a divergence
-// replaces the older entry, as "the later entry wins" in docs/JOURNAL.md. `load` answers
-// every entry.
+// The Virtual Object that keeps one workflow run's AML journal in Restate (docs/DURABLE.md),
+// keyed by the workflow id. State: `run` (the run the journal belongs to), `loadedBy` (the
+// fence), and one `step:<key>` per entry, so a record touches only its own entry: with lazy
+// state Restate ships no other entry to the handler, and a record costs what its entry costs.
+//
+// Runs: a workflow id can run again after Restate purged it. `load` for another run clears the
+// older run's state first, and `record`/`page` for another run are refused, so a new run never
+// replays what an old one recorded. The workflow sends `clear` when its run ends.
 //
 // The attempt fence: a worker that died can have a record still on its way, landing after the
-// retry (another attempt, another worker) loaded the journal; kept, it would sit beside the
-// retry's own entry for the same step. So each attempt sends its own random token in
-// ATTEMPT_HEADER, `load` (exclusive, because it writes) stores the loading attempt's token, and
-// `record` keeps an entry only from the attempt that loaded last. Restate runs one exclusive
-// handler of a key at a time, so every record is judged against the load before or after it,
-// never one in between.
+// retry loaded the journal. Each attempt sends its own random token; `load` (exclusive, because
+// it writes) stores the loading attempt's token, and `record` keeps an entry only from the
+// attempt that loaded last. Restate runs one exclusive handler of a key at a time, so every
+// record is judged against the load before or after it, never one in between.
+//
+// Trust: entries arrive sealed with the workers' secret (crates/aml-restate/src/seal.rs); the
+// object cannot check the seal and does not need to: the loader ignores what does not open.
+// The object refuses what breaks the stored shape, by the loader's own rule.
+
+import { restateJournalEntryProblem } from "../core/native.js"
+import { PROTOCOL } from "./restate-journal.js"
 
 const PREFIX = "step:"
-/** The state key holding the token of the attempt that loaded the journal last. */
 const LOADED_BY = "loadedBy"
+const RUN = "run"
 
 /** The ingress header that carries an attempt's token on its journal requests. */
-export const ATTEMPT_HEADER = "x-aml-journal-attempt"
+export const ATTEMPT_HEADER = PROTOCOL.attemptHeader
 
-function checkEntry(entry) {
-  if (typeof entry !== "object" || entry === null || typeof entry.key !== "string" || typeof entry.digest !== "string") {
-    throw new TypeError("AML journal entries must be { key, digest, kind, value } records")
-  }
+function header(ctx, name) {
+  const value = ctx.request().headers.get(name)
+  return typeof value === "string" && value.length > 0 ? value : undefined
 }
 
-/** The request's attempt token; a missing or empty header is no token. */
-function attemptOf(ctx) {
-  const token = ctx.request().headers.get(ATTEMPT_HEADER)
-  return typeof token === "string" && token.length > 0 ? token : undefined
-}
+/** The request's run; a request without one belongs to the run "" (a journal used alone). */
+const runOf = (ctx) => header(ctx, PROTOCOL.runHeader) ?? ""
 
-function refusal(key, token, holder) {
+function fenced(key, token, holder) {
   const from = token === undefined ? `a request without the ${ATTEMPT_HEADER} header` : `attempt ${token}`
   return `AML Restate journal refused step ${key} from ${from}: attempt ${holder} has loaded this journal since, and only its records are kept`
 }
 
+function otherRun(what, run, held) {
+  return `AML Restate journal refused ${what} of run ${run || "(none)"}: the journal holds run ${held || "(none)"}`
+}
+
+const decoder = new TextDecoder()
+
+/** The stored value, or its text when it is not JSON (the loader ignores either if malformed). */
+function readable(bytes) {
+  const text = decoder.decode(bytes)
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** The sorted step keys: pages are positions in this order. */
+async function stepKeys(ctx) {
+  return (await ctx.stateKeys()).filter((key) => key.startsWith(PREFIX)).sort()
+}
+
 /** The journal object definition named `name`, for `sdk` (the loaded Restate SDK). */
 export function journalObject(sdk, name) {
+  const refuse = (message, errorCode) => new sdk.TerminalError(message, { errorCode })
   return sdk.object({
     name,
+    options: { enableLazyState: true },
     handlers: {
       record: async (ctx, entry) => {
-        try {
-          checkEntry(entry)
-        } catch (error) {
-          // A malformed record can never succeed: retrying it would block the object.
-          throw new sdk.TerminalError(error.message, { errorCode: 400 })
-        }
+        const problem = restateJournalEntryProblem(JSON.stringify(entry ?? null))
+        // A malformed record can never succeed: retrying it would block the object.
+        if (problem !== null) throw refuse(problem, 400)
+        const run = runOf(ctx)
+        const held = await ctx.get(RUN)
+        // Terminal: a record of another run, or of a stale attempt, stays refused, and
+        // retrying it would block the object.
+        if (held !== null && held !== run) throw refuse(otherRun(`step ${entry.key}`, run, held), 409)
         // No fenced load yet (holder null): nothing has read the journal under a token, so no
-        // attempt can have missed this entry; kept, as before the fence. After one, only the
-        // loader's token passes: a record without one cannot be told from a stale attempt's.
-        const token = attemptOf(ctx)
+        // attempt can have missed this entry. After one, only the loader's token passes.
+        const token = header(ctx, ATTEMPT_HEADER)
         const holder = await ctx.get(LOADED_BY)
-        if (holder !== null && token !== holder) {
-          // Terminal: a stale record stays stale, and retrying it would block the object.
-          throw new sdk.TerminalError(refusal(entry.key, token, holder), { errorCode: 409 })
-        }
+        if (holder !== null && token !== holder) throw refuse(fenced(entry.key, token, holder), 409)
+        if (held === null) ctx.set(RUN, run)
         ctx.set(PREFIX + entry.key, entry)
         return null
       },
       load: async (ctx) => {
-        // A load without a token (a reader inspecting the journal, or a client without the
-        // fence) reads and leaves the fence where it is.
-        const token = attemptOf(ctx)
+        const run = runOf(ctx)
+        const held = await ctx.get(RUN)
+        if (held !== null && held !== run) ctx.clearAll()
+        ctx.set(RUN, run)
+        // A load without a token (a reader inspecting the journal) leaves the fence as it is.
+        const token = header(ctx, ATTEMPT_HEADER)
         if (token !== undefined) ctx.set(LOADED_BY, token)
-        const keys = await ctx.stateKeys()
+        return { count: (await stepKeys(ctx)).length }
+      },
+      // Shared: pages are read-only and run beside the exclusive handlers. While an attempt
+      // pages, only it may record, and it records after it loaded, so the keys hold still.
+      page: sdk.handlers.object.shared(async (ctx, request) => {
+        const run = runOf(ctx)
+        const held = (await ctx.get(RUN)) ?? ""
+        if (held !== run) throw refuse(otherRun("a load", run, held), 409)
+        const from = Number.isSafeInteger(request?.from) && request.from >= 0 ? request.from : 0
+        const keys = await stepKeys(ctx)
         const entries = []
-        // One state read at a time: Restate's context takes its operations in order.
-        for (const key of keys) if (key.startsWith(PREFIX)) entries.push(await ctx.get(key))
-        return entries
+        let total = 0
+        let next = from
+        // At least one entry a page, then as many as fit in PROTOCOL.pageBytes. Read as bytes:
+        // state written past the handlers (Restate's admin API) may not even be JSON, and must
+        // not make the journal unloadable: the loader ignores whatever breaks the entry rule.
+        while (next < keys.length) {
+          const bytes = await ctx.get(keys[next], sdk.serde.binary)
+          const size = bytes === null ? 0 : bytes.length
+          if (entries.length > 0 && total + size > PROTOCOL.pageBytes) break
+          next++
+          if (bytes === null) continue
+          total += size
+          entries.push(readable(bytes))
+        }
+        return { entries, next: next < keys.length ? next : null }
+      }),
+      clear: async (ctx, request) => {
+        // Only the run that ends clears: a late clear never removes a newer run's journal.
+        const held = await ctx.get(RUN)
+        if (held !== null && held === request?.run) ctx.clearAll()
+        return null
       },
     },
   })

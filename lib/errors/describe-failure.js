@@ -51,6 +51,17 @@ const ERROR_RULES = [
   [/^(evaluate\(\) |AML journal |File journal |<[A-Z][A-Za-z]*[ >]|Agent (output|structured) |Tool |Sandbox command |MCP |Workspace )/, "configuration", false],
 ]
 
+// A durable journal's failure carries its class as `code`, decided where the protocol is known
+// (crates/aml-restate/src/failure.rs): [kind, retryable]. The message is cut to the part AML
+// wrote (`AML Restate journal could not record step <key>`), without the server's text.
+const JOURNAL_CODES = {
+  AML_JOURNAL_UNAVAILABLE: ["journal", true],
+  AML_JOURNAL_FENCED: ["journal", true],
+  AML_JOURNAL_DEPLOYMENT: ["configuration", false],
+  AML_JOURNAL_REJECTED: ["configuration", false],
+  AML_JOURNAL_TOO_LARGE: ["limit", false],
+}
+
 function fromRules(rules, message) {
   for (const [test, kind, retryable, rewrite] of rules) {
     const match = test.exec(message)
@@ -68,8 +79,14 @@ function known(error, signal) {
   const name = read(error, "name")
   const raw = read(error, "message")
   const message = typeof raw === "string" ? raw : ""
-  if (read(error, "code") === "AML_WORKSPACE_CONFLICT") {
+  const code = read(error, "code")
+  if (code === "AML_WORKSPACE_CONFLICT") {
     return { kind: "workspace", message: "A Workspace already has an active writer", retryable: true }
+  }
+  if (typeof code === "string" && Object.hasOwn(JOURNAL_CODES, code)) {
+    const [kind, retryable] = JOURNAL_CODES[code]
+    const cut = message.indexOf(": ")
+    return { kind, message: cut === -1 ? message : message.slice(0, cut), retryable }
   }
   if (name === "AbortError" || name === "TimeoutError") {
     return { kind: "cancelled", message: "The AML evaluation was cancelled", retryable: true }
