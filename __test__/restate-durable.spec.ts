@@ -3,8 +3,6 @@
 // chosen point (fixtures/restate/worker.mjs, KILL); Restate retries on the other worker, which
 // replays what the journal object holds. Provider calls are logged to a file outside the workers.
 import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -12,7 +10,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { startMoto, type Moto } from "./support/moto.js"
-import { openSealed } from "./support/journal-seal.js"
+import { startRecorder, type Recorded, type Recorder } from "./support/restate-recorder.js"
 import { startProxy, startRestate, startWorker, workerSecret, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
 import { testNeeding } from "./support/test-groups.js"
 
@@ -39,7 +37,7 @@ let proxy: Proxy
 let workers: Worker[] = []
 let ids = 0
 /** The workers' way to the ingress: forwards everything, and logs each stored journal record. */
-let recorder: Server
+let recorder: Recorder
 let recorderUrl: string
 
 function calls(): Call[] {
@@ -88,33 +86,9 @@ function count(list: (string | undefined)[], value: string) {
  * record (`recorded`, the Agent's text, the sending worker's pid) before passing the answer on,
  * so a record the worker saw answered is always in the log, even if the worker dies next.
  */
-async function startRecorder(target: string) {
-  const server = createServer((req, res) => {
-    // A worker killed mid-request leaves a broken request: dropped, never thrown here.
-    forward(req, res).catch(() => res.destroy())
-  })
-  const forward = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = []
-    for await (const chunk of req) chunks.push(chunk as Buffer)
-    const body = Buffer.concat(chunks)
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== "host" && name !== "content-length" && name !== "connection")) as Record<string, string>
-    const answer = await fetch(`${target}${req.url}`, { body: body.length > 0 ? body : undefined, headers, method: req.method })
-    const text = Buffer.from(await answer.arrayBuffer())
-    const path = /^\/([^/]+)\/([^/]+)\/record$/.exec(req.url ?? "")
-    if (answer.ok && path !== null) {
-      const stored = JSON.parse(body.toString("utf8")) as { key: string; digest: string; sealed: string }
-      const run = String(req.headers["x-aml-journal-run"] ?? "")
-      const place = { object: decodeURIComponent(path[1]!), workflow: decodeURIComponent(path[2]!), run, key: stored.key, digest: stored.digest }
-      const entry = openSealed(workerSecret, place, stored.sealed) as { value?: { text?: string } } | undefined
-      const prompt = entry?.value?.text?.replace(/ ok$/, "")
-      const attempt = req.headers["x-aml-journal-attempt"]
-      appendFileSync(callLog, `${JSON.stringify({ pid: Number(req.headers["x-aml-worker"]), event: "recorded", prompt, attempt })}\n`)
-    }
-    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" })
-    res.end(text)
-  }
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+function logRecorded(recorded: Recorded) {
+  const prompt = recorded.text?.replace(/ ok$/, "")
+  appendFileSync(callLog, `${JSON.stringify({ pid: recorded.pid, event: "recorded", prompt, attempt: recorded.attempt })}\n`)
 }
 
 beforeAll(async () => {
@@ -122,7 +96,8 @@ beforeAll(async () => {
   moto = await startMoto()
   // Short server defaults, so the long-step case shows what amlWorkflow's own timeouts change.
   server = await startRestate({ RESTATE_WORKER__INVOKER__ABORT_TIMEOUT: "1s", RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: "1s" })
-  ;({ server: recorder, url: recorderUrl } = await startRecorder(server.ingress))
+  recorder = await startRecorder(server.ingress, workerSecret, logRecorded)
+  recorderUrl = recorder.url
   proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
   await workerPair("")
   await server.register(proxy.uri)
@@ -131,7 +106,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop()))
   await proxy?.stop()
-  await new Promise((resolve) => (recorder ? recorder.close(resolve) : resolve(undefined)))
+  await recorder?.close()
   await server?.stop()
   await moto?.stop()
   rmSync(callLog, { force: true })

@@ -165,6 +165,8 @@ export async function startWorker(script, env) {
  */
 export async function startProxy(ports) {
   const sockets = new Set()
+  // Bytes passed each way (Restate to the workers and back), for specs that bound a protocol's cost.
+  const traffic = { toWorkers: 0, fromWorkers: 0 }
   const server = createServer((client) => {
     sockets.add(client)
     client.once("close", () => sockets.delete(client))
@@ -189,6 +191,8 @@ export async function startProxy(ports) {
         client.on("error", end)
         upstream.on("close", end)
         client.on("close", end)
+        client.on("data", (chunk) => (traffic.toWorkers += chunk.length))
+        upstream.on("data", (chunk) => (traffic.fromWorkers += chunk.length))
         client.pipe(upstream)
         upstream.pipe(client)
         client.resume()
@@ -202,6 +206,7 @@ export async function startProxy(ports) {
   return {
     port,
     uri: `http://127.0.0.1:${port}`,
+    traffic: () => ({ ...traffic }),
     async stop() {
       for (const socket of sockets) socket.destroy()
       await new Promise((resolve) => server.close(() => resolve()))

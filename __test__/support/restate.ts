@@ -26,6 +26,8 @@ export interface Worker {
 export interface Proxy {
   port: number
   uri: string
+  /** Bytes passed so far: from Restate to the workers, and back. */
+  traffic(): { toWorkers: number; fromWorkers: number }
   stop(): Promise<void>
 }
 
