@@ -77,6 +77,23 @@ async function raw(key: string, handler: string, body: unknown, headers: Record<
   return { status: response.status, text: await response.text() }
 }
 
+/** The stored entries `page` answers from position 0: frames of u32 length + JSON bytes after an 8-byte next position. */
+async function readPage(key: string, headers: Record<string, string>) {
+  const response = await fetch(`${server.ingress}/${OBJECT}/${encodeURIComponent(key)}/page`, {
+    body: JSON.stringify({ from: 0 }),
+    headers: { "content-type": "application/json", ...headers },
+    method: "POST",
+  })
+  const bytes = Buffer.from(await response.arrayBuffer())
+  const entries: { key: string; digest: string; sealed: string }[] = []
+  for (let at = 8; at < bytes.length; ) {
+    const length = bytes.readUInt32BE(at)
+    entries.push(JSON.parse(bytes.subarray(at + 4, at + 4 + length).toString("utf8")))
+    at += 4 + length
+  }
+  return entries
+}
+
 /** Replaces the object's whole state for `key` through Restate's admin API (past the handlers). */
 async function writeState(key: string, state: Record<string, string>) {
   const encoded = Object.fromEntries(Object.entries(state).map(([name, text]) => [name, [...Buffer.from(text)]]))
@@ -178,8 +195,7 @@ describe("an entry no worker of this deployment wrote is never replayed", () => 
     expect(forged.status).toBe(200)
     // Sealed, but with another deployment's secret, and one moved from step 0/a to 2/c.
     expect(await record(key, "intruder", entry("3/d", "other secret"), { ...run, secret: "another deployment's secret, 32+ chars" })).toBeUndefined()
-    const page = JSON.parse((await raw(key, "page", { from: 0 }, headers)).text) as { entries: { key: string; digest: string; sealed: string }[] }
-    const genuine = page.entries.find((stored) => stored.key === "0/a")!
+    const genuine = (await readPage(key, headers)).find((stored) => stored.key === "0/a")!
     expect(genuine.sealed).not.toContain("genuine")
     expect((await raw(key, "record", { ...genuine, key: "2/c", digest: "d-2/c" }, headers)).status).toBe(200)
     // The live attempt's records are fenced out now (409): its retry loads afresh.
@@ -213,7 +229,7 @@ describe("an entry no worker of this deployment wrote is never replayed", () => 
       expect(refused.text).toContain("AML Restate journal entries must be { key, digest, sealed } records of strings")
     }
     expect(await load(key, "a1", { run: "run-1" })).toEqual([])
-    await writeState(key, { run: JSON.stringify("run-1"), "step:0/a": JSON.stringify({ key: "0/a", digest: "d" }), "step:1/b": "not json at all" })
+    await writeState(key, { fence: JSON.stringify({ run: "run-1", holder: "a2" }), "step:0/a": JSON.stringify({ key: "0/a", digest: "d" }), "step:1/b": "not json at all" })
     expect(await load(key, "a2", { run: "run-1" })).toEqual([])
     expect(await record(key, "a2", entry("0/a", "fine"), { run: "run-1" })).toBeUndefined()
     expect(await load(key, "a3", { run: "run-1" })).toEqual([entry("0/a", "fine")])

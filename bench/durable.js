@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url"
 
 import { Agent, AmlRuntime, createMemoryJournal, evaluate } from "../index.js"
 import { jsx } from "../jsx-runtime/index.js"
-import { startRestate, startWorker } from "../scripts/restate-local.js"
+import { startProxy, startRestate, startWorker } from "../scripts/restate-local.js"
+import { startIngressHop } from "./ingress-hop.js"
 
 const AGENTS = 200
 const ROUNDS = 5
@@ -71,7 +72,68 @@ async function durable() {
   }
 }
 
+const LARGE_AGENTS = 30
+const LARGE_ROUNDS = 3
+
+const ms = (values) => `${median(values).toFixed(0)} ms (${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)})`
+
+/**
+ * A journal of 30 answers of 1 MiB (issue 34 §3): the record time of the first 5 and the last 5
+ * records of a run (target: the last at most 3× the first), and the time to load the journal
+ * of 29 such answers on a retry (the first worker dies when Agent 30 is called).
+ */
+async function largeJournal() {
+  const server = await startRestate()
+  const hop = await startIngressHop(server.ingress)
+  const script = fileURLToPath(new URL("./durable-worker.mjs", import.meta.url))
+  const env = { INGRESS: hop.url, RESTATE_LOGGING: "ERROR" }
+  let workers = []
+  const proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
+  const run = async (n) => {
+    const id = `large-${process.pid}-${Math.random().toString(36).slice(2)}`
+    const sent = await fetch(`${server.ingress}/Large/${id}/run/send`, { body: JSON.stringify({ n }), headers: { "content-type": "application/json" }, method: "POST" })
+    await sent.arrayBuffer()
+    const output = await fetch(`${server.ingress}/restate/workflow/Large/${id}/attach`)
+    const text = await output.text()
+    if (!output.ok) throw new Error(`the Large workflow failed: ${output.status} ${text.slice(0, 300)}`)
+  }
+  try {
+    const healthy = await startWorker(script, env)
+    workers = [healthy]
+    await server.register(proxy.uri)
+    const first = []
+    const last = []
+    const loads = []
+    for (let round = 0; round < LARGE_ROUNDS; round++) {
+      hop.take()
+      await run(LARGE_AGENTS)
+      const records = hop.take().filter((request) => request.handler === "record" && request.status === 200)
+      first.push(median(records.slice(0, 5).map((request) => request.ms)))
+      last.push(median(records.slice(-5).map((request) => request.ms)))
+      // The same run with a worker that dies at the last Agent: the retry loads 29 answers.
+      workers = [await startWorker(script, { ...env, KILL_AT: String(LARGE_AGENTS) }), healthy]
+      await run(LARGE_AGENTS)
+      await workers[0].stop()
+      workers = [healthy]
+      const reading = hop.take().filter((request) => request.handler === "load" || request.handler === "page")
+      const retry = reading.slice(reading.findLastIndex((request) => request.handler === "load"))
+      const end = Math.max(...retry.map((request) => request.arrived + request.ms))
+      loads.push(end - retry[0].arrived)
+    }
+    const ratio = median(last) / median(first)
+    console.log(`${LARGE_AGENTS} Agents answering 1 MiB, record time, first 5 (median per run)`.padEnd(62), ms(first))
+    console.log(`${LARGE_AGENTS} Agents answering 1 MiB, record time, last 5 (median per run)`.padEnd(62), ms(last), `→ ${ratio.toFixed(2)}× the first (target ≤ 3×)`)
+    console.log(`load of a journal of ${LARGE_AGENTS - 1} answers of 1 MiB on a retry`.padEnd(62), ms(loads), `(${LARGE_ROUNDS} runs)`)
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop()))
+    await proxy.stop()
+    await hop.close()
+    await server.stop()
+  }
+}
+
 export async function durableBenchmarks() {
   await inProcess()
   await durable()
+  await largeJournal()
 }

@@ -1,7 +1,8 @@
 // The Virtual Object that keeps one workflow run's AML journal in Restate (docs/DURABLE.md),
-// keyed by the workflow id. State: `run` (the run the journal belongs to), `loadedBy` (the
-// fence), and one `step:<key>` per entry, so a record touches only its own entry: with lazy
-// state Restate ships no other entry to the handler, and a record costs what its entry costs.
+// keyed by the workflow id. State: `fence` ({ run, holder }: the run the journal belongs to and
+// the attempt that loaded last, in one key so a record reads one small value) and one
+// `step:<key>` per entry, so a record touches only its own entry: with lazy state Restate
+// ships no other entry to the handler, and a record costs what its entry costs.
 //
 // Runs: a workflow id can run again after Restate purged it. `load` for another run clears the
 // older run's state first, and `record`/`page` for another run are refused, so a new run never
@@ -21,8 +22,7 @@ import { restateJournalEntryProblem } from "../core/native.js"
 import { PROTOCOL } from "./restate-journal.js"
 
 const PREFIX = "step:"
-const LOADED_BY = "loadedBy"
-const RUN = "run"
+const FENCE = "fence"
 
 /** The ingress header that carries an attempt's token on its journal requests. */
 export const ATTEMPT_HEADER = PROTOCOL.attemptHeader
@@ -44,16 +44,23 @@ function otherRun(what, run, held) {
   return `AML Restate journal refused ${what} of run ${run || "(none)"}: the journal holds run ${held || "(none)"}`
 }
 
-const decoder = new TextDecoder()
-
-/** The stored value, or its text when it is not JSON (the loader ignores either if malformed). */
-function readable(bytes) {
-  const text = decoder.decode(bytes)
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
+/** A page: the next position (u64, big-endian; all ones for none), then a u32 length and the bytes of each entry. */
+function pageFrames(entries, next) {
+  const head = Buffer.alloc(8)
+  head.writeBigUInt64BE(next === null ? 0xffffffffffffffffn : BigInt(next))
+  const parts = [head]
+  for (const entry of entries) {
+    const length = Buffer.alloc(4)
+    length.writeUInt32BE(entry.length)
+    parts.push(length, entry)
   }
+  return Buffer.concat(parts)
+}
+
+/** `{ run, holder }`: `run` null before anything was kept, `holder` null before a fenced load. */
+async function fenceOf(ctx) {
+  const fence = await ctx.get(FENCE)
+  return { run: typeof fence?.run === "string" ? fence.run : null, holder: typeof fence?.holder === "string" ? fence.holder : null }
 }
 
 /** The sorted step keys: pages are positions in this order. */
@@ -73,34 +80,37 @@ export function journalObject(sdk, name) {
         // A malformed record can never succeed: retrying it would block the object.
         if (problem !== null) throw refuse(problem, 400)
         const run = runOf(ctx)
-        const held = await ctx.get(RUN)
+        const { run: held, holder } = await fenceOf(ctx)
         // Terminal: a record of another run, or of a stale attempt, stays refused, and
         // retrying it would block the object.
         if (held !== null && held !== run) throw refuse(otherRun(`step ${entry.key}`, run, held), 409)
         // No fenced load yet (holder null): nothing has read the journal under a token, so no
         // attempt can have missed this entry. After one, only the loader's token passes.
         const token = header(ctx, ATTEMPT_HEADER)
-        const holder = await ctx.get(LOADED_BY)
         if (holder !== null && token !== holder) throw refuse(fenced(entry.key, token, holder), 409)
-        if (held === null) ctx.set(RUN, run)
+        if (held === null) ctx.set(FENCE, { run, holder })
         ctx.set(PREFIX + entry.key, entry)
         return null
       },
       load: async (ctx) => {
         const run = runOf(ctx)
-        const held = await ctx.get(RUN)
-        if (held !== null && held !== run) ctx.clearAll()
-        ctx.set(RUN, run)
+        const fence = await fenceOf(ctx)
+        const newRun = fence.run !== null && fence.run !== run
+        if (newRun) ctx.clearAll()
         // A load without a token (a reader inspecting the journal) leaves the fence as it is.
         const token = header(ctx, ATTEMPT_HEADER)
-        if (token !== undefined) ctx.set(LOADED_BY, token)
+        ctx.set(FENCE, { run, holder: token ?? (newRun ? null : fence.holder) })
         return { count: (await stepKeys(ctx)).length }
       },
       // Shared: pages are read-only and run beside the exclusive handlers. While an attempt
       // pages, only it may record, and it records after it loaded, so the keys hold still.
-      page: sdk.handlers.object.shared(async (ctx, request) => {
+      // The answer is frames of the stored bytes as they are (serde.binary, the format in
+      // crates/aml-restate/src/page.rs): a page of large answers is neither parsed nor
+      // re-serialized here, and a stored value that is not even JSON is one more frame that
+      // the loader ignores.
+      page: sdk.handlers.object.shared({ output: sdk.serde.binary }, async (ctx, request) => {
         const run = runOf(ctx)
-        const held = (await ctx.get(RUN)) ?? ""
+        const held = (await fenceOf(ctx)).run ?? ""
         if (held !== run) throw refuse(otherRun("a load", run, held), 409)
         const from = Number.isSafeInteger(request?.from) && request.from >= 0 ? request.from : 0
         const keys = await stepKeys(ctx)
@@ -117,13 +127,13 @@ export function journalObject(sdk, name) {
           next++
           if (bytes === null) continue
           total += size
-          entries.push(readable(bytes))
+          entries.push(bytes)
         }
-        return { entries, next: next < keys.length ? next : null }
+        return pageFrames(entries, next < keys.length ? next : null)
       }),
       clear: async (ctx, request) => {
         // Only the run that ends clears: a late clear never removes a newer run's journal.
-        const held = await ctx.get(RUN)
+        const { run: held } = await fenceOf(ctx)
         if (held !== null && held === request?.run) ctx.clearAll()
         return null
       },

@@ -17,6 +17,7 @@ use serde_json::value::RawValue;
 
 use crate::entry::{entry_problem, StoredEntry, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES};
 use crate::failure::IngressError;
+use crate::page::read_page;
 use crate::seal::{Place, Sealer};
 
 /// The header that carries an attempt's fence token.
@@ -108,12 +109,6 @@ struct LoadAnswer {
     count: u64,
 }
 
-#[derive(Deserialize)]
-struct PageAnswer {
-    entries: Vec<Box<RawValue>>,
-    next: Option<u64>,
-}
-
 impl IngressJournal {
     pub fn new(config: JournalConfig) -> Result<IngressJournal, IngressError> {
         let JournalConfig {
@@ -189,6 +184,11 @@ impl IngressJournal {
     }
 
     async fn post(&self, url: &Url, body: String) -> Result<String, IngressError> {
+        let bytes = self.post_bytes(url, body).await?;
+        String::from_utf8(bytes).map_err(|_| IngressError::Body("UTF-8 text"))
+    }
+
+    async fn post_bytes(&self, url: &Url, body: String) -> Result<Vec<u8>, IngressError> {
         let mut request = self
             .client
             .post(url.clone())
@@ -202,18 +202,18 @@ impl IngressJournal {
             .await
             .map_err(|error| IngressError::Transport(transport(&error)))?;
         let status = response.status();
-        let text = response
-            .text()
+        let bytes = response
+            .bytes()
             .await
             .map_err(|error| IngressError::Transport(transport(&error)))?;
         if status != StatusCode::OK {
-            let body: String = text.chars().take(300).collect();
+            let body: String = String::from_utf8_lossy(&bytes).chars().take(300).collect();
             return Err(IngressError::Status {
                 status: status.as_u16(),
                 body,
             });
         }
-        Ok(text)
+        Ok(bytes.to_vec())
     }
 
     fn place<'a>(&'a self, key: &'a str, digest: &'a str) -> Place<'a> {
@@ -236,14 +236,17 @@ impl IngressJournal {
         let mut held = 0u64;
         let mut from = 0u64;
         while from < count {
-            let text = self
-                .post(&self.page, format!(r#"{{"from":{from}}}"#))
+            let bytes = self
+                .post_bytes(&self.page, format!(r#"{{"from":{from}}}"#))
                 .await?;
-            let page: PageAnswer =
-                serde_json::from_str(&text).map_err(|_| IngressError::Body("{ entries, next }"))?;
+            let page = read_page(&bytes).ok_or(IngressError::Body("a page of entries"))?;
             for raw in &page.entries {
-                held += raw.get().len() as u64;
-                match self.open(raw.get()) {
+                held += raw.len() as u64;
+                // Not UTF-8 is not an entry either: ignored like any other broken one.
+                match std::str::from_utf8(raw)
+                    .ok()
+                    .and_then(|json| self.open(json))
+                {
                     Some(opened) => {
                         if entries.len() > 1 {
                             entries.push(',');

@@ -15,6 +15,7 @@
 mod entry;
 mod failure;
 mod journal;
+mod page;
 mod seal;
 
 pub use entry::{entry_problem, MAX_ENTRY_BYTES, MAX_JOURNAL_BYTES, PAGE_BYTES};

@@ -8,11 +8,28 @@ use crate::seal::{Place, Sealer};
 
 const SECRET: &str = "a secret the workers share, 32+ chars";
 
+/// A `page` answer (the frames of page.rs) of `entries`, then `next`.
+fn page(entries: &[&str], next: Option<u64>) -> Vec<u8> {
+    let mut bytes = next.unwrap_or(u64::MAX).to_be_bytes().to_vec();
+    for entry in entries {
+        bytes.extend_from_slice(&(entry.len() as u32).to_be_bytes());
+        bytes.extend_from_slice(entry.as_bytes());
+    }
+    bytes
+}
+
+type Served = tokio::task::JoinHandle<Vec<String>>;
+
 /// Answers one request per connection with the next of `answers` (status line, body);
 /// resolves with the requests' texts.
-async fn serve(
-    answers: Vec<(&'static str, String)>,
-) -> (String, tokio::task::JoinHandle<Vec<String>>) {
+async fn serve(answers: Vec<(&'static str, String)>) -> (String, Served) {
+    let answers = answers
+        .into_iter()
+        .map(|(status, body)| (status, body.into_bytes()));
+    serve_bytes(answers.collect()).await
+}
+
+async fn serve_bytes(answers: Vec<(&'static str, Vec<u8>)>) -> (String, Served) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let served = tokio::spawn(async move {
@@ -39,8 +56,9 @@ async fn serve(
                     }
                 }
             }
-            let answer = format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
-            socket.write_all(answer.as_bytes()).await.unwrap();
+            let head = format!("HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+            socket.write_all(head.as_bytes()).await.unwrap();
+            socket.write_all(&body).await.unwrap();
             requests.push(String::from_utf8(request).unwrap());
         }
         requests
@@ -124,23 +142,23 @@ async fn a_recorded_entry_loads_back_through_pages_and_forged_ones_are_ignored()
     let tampered = genuine.replace(r#""digest":"d""#, r#""digest":"e""#);
     let second = stored(SECRET, "run-1", "k5", "five");
     let answers = vec![
-        ("200 OK", r#"{"count":6}"#.to_owned()),
+        ("200 OK", br#"{"count":7}"#.to_vec()),
         (
             "200 OK",
-            format!(r#"{{"entries":[{genuine},{other_secret},{other_run}],"next":3}}"#),
+            page(&[&genuine, &other_secret, &other_run], Some(3)),
         ),
         (
             "200 OK",
-            format!(r#"{{"entries":[{malformed},{tampered},{second}],"next":null}}"#),
+            page(&[malformed, "not json", &tampered, &second], None),
         ),
     ];
-    let (url, served) = serve(answers).await;
+    let (url, served) = serve_bytes(answers).await;
     let loaded = journal(&url, "w").load().await.unwrap();
     assert_eq!(
         loaded.entries,
         r#"[{"key":"k1","digest":"d","kind":"agent","value":{"text":"one"}},{"key":"k5","digest":"d","kind":"agent","value":{"text":"five"}}]"#
     );
-    assert_eq!(loaded.ignored, 4);
+    assert_eq!(loaded.ignored, 5);
     let requests = served.await.unwrap();
     assert!(requests[0].starts_with("POST /AmlJournal/w/load HTTP/1.1\r\n"));
     assert!(requests[1].starts_with("POST /AmlJournal/w/page HTTP/1.1\r\n"));
@@ -154,12 +172,22 @@ async fn an_empty_journal_loads_in_one_request_and_a_page_that_stalls_is_refused
     assert_eq!(journal(&url, "w").load().await.unwrap().entries, "[]");
     assert_eq!(served.await.unwrap().len(), 1);
     let answers = vec![
-        ("200 OK", r#"{"count":2}"#.to_owned()),
-        ("200 OK", r#"{"entries":[],"next":0}"#.to_owned()),
+        ("200 OK", br#"{"count":2}"#.to_vec()),
+        ("200 OK", page(&[], Some(0))),
     ];
-    let (url, _) = serve(answers).await;
+    let (url, _) = serve_bytes(answers).await;
     let error = journal(&url, "w").load().await.err().unwrap();
     assert_eq!(error.failure(), Failure::Unavailable);
+    // A truncated frame is not a page.
+    let mut cut = page(&["{}"], None);
+    cut.pop();
+    let answers = vec![("200 OK", br#"{"count":1}"#.to_vec()), ("200 OK", cut)];
+    let (url, _) = serve_bytes(answers).await;
+    let error = journal(&url, "w").load().await.err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "Restate answered a body that is not a page of entries"
+    );
     let (url, _) = serve(vec![("200 OK", r#"[{"key":"k"}]"#.into())]).await;
     let error = journal(&url, "w").load().await.err().unwrap();
     assert_eq!(
