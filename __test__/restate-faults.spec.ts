@@ -26,6 +26,8 @@ let proxy: Proxy
 let recorder: Recorder
 let workers: Worker[] = []
 let records: Recorded[] = []
+/** What a spec does when a record was answered, before the worker hears of it. */
+let onRecord: ((recorded: Recorded) => Promise<void>) | undefined
 let ids = 0
 
 interface Call {
@@ -73,7 +75,10 @@ beforeAll(async () => {
   writeFileSync(callLog, "")
   writeFileSync(versionFile, "1")
   server = await startRestate()
-  recorder = await startRecorder(server.ingress, workerSecret, (recorded) => records.push(recorded))
+  recorder = await startRecorder(server.ingress, workerSecret, async (recorded) => {
+    records.push(recorded)
+    await onRecord?.(recorded)
+  })
   proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
   const env = { CALL_LOG: callLog, INGRESS: recorder.url, RESTATE_LOGGING: "ERROR", VERSION_FILE: versionFile }
   workers = [await startWorker(script, env), await startWorker(script, env)]
@@ -127,6 +132,36 @@ describe("a transient journal failure is retried, not final", () => {
     expect([1, 2, 4, 5, 6].map((i) => started(`step ${i}`))).toEqual([1, 1, 1, 1, 1])
     // Step 3 ran again unless the held record landed before the retry loaded.
     expect(started("step 3")).toBeGreaterThanOrEqual(1)
+  }, 120_000)
+})
+
+describe("an intruder on the ingress", () => {
+  it("forges an answer mid-run: it is never replayed, and the workflow completes with the genuine result", async () => {
+    const ingress = (path: string, body: unknown, headers: Record<string, string>) =>
+      fetch(`${server.ingress}${path}`, { body: JSON.stringify(body), headers: { "content-type": "application/json", ...headers }, method: "POST" }).then((response) => response.status)
+    const statuses: number[] = []
+    onRecord = async (recorded) => {
+      if (recorded.object !== "StruckJournal" || records.length !== 2) return
+      // After step 2 was recorded: load under a token of its own (taking the fence), then
+      // replace step 1's entry with a forged one under the same key and digest.
+      const first = records[0]!
+      const headers = { "x-aml-journal-run": recorded.run, "x-aml-journal-attempt": "intruder" }
+      const path = `/StruckJournal/${encodeURIComponent(recorded.workflow)}`
+      statuses.push(await ingress(`${path}/load`, null, headers))
+      statuses.push(await ingress(`${path}/record`, { key: first.key, digest: first.digest, sealed: Buffer.from("step 1 FORGED").toString("base64url") }, headers))
+    }
+    try {
+      const done = await fresh(() => runWorkflow("Struck"))
+      expect(statuses).toEqual([200, 200])
+      expect(done.status, done.body).toBe(200)
+      expect(done.body).toBe(CHAIN)
+      // The live attempt's next record was fenced out; the retry ignored the forged entry, so
+      // step 1 ran again, and step 3, whose record was refused.
+      expect(attempts()).toBe(2)
+      expect([1, 2, 3, 4, 5, 6].map((i) => started(`step ${i}`))).toEqual([2, 1, 2, 1, 1, 1])
+    } finally {
+      onRecord = undefined
+    }
   }, 120_000)
 })
 

@@ -14,6 +14,9 @@ export interface Recorded {
   object: string
   workflow: string
   key: string
+  digest: string
+  /** The run (x-aml-journal-run). */
+  run: string
   /** The recorded Agent text, when the entry opened. */
   text: string | undefined
   /** The attempt token (x-aml-journal-attempt). */
@@ -46,7 +49,11 @@ export interface Recorder {
   close(): Promise<void>
 }
 
-export async function startRecorder(target: string, secret: string, onRecorded: (recorded: Recorded) => void): Promise<Recorder> {
+/**
+ * `onRecorded` runs for each record Restate answered, before the worker gets the answer; a
+ * promise it returns is awaited, so a spec can act at an exact point of a run.
+ */
+export async function startRecorder(target: string, secret: string, onRecorded: (recorded: Recorded) => void | Promise<void>): Promise<Recorder> {
   let armed: (Fault & { seen: number }) | undefined
   let struck = 0
   const sockets = new Set<import("node:net").Socket>()
@@ -76,11 +83,13 @@ export async function startRecorder(target: string, secret: string, onRecorded: 
       const entry = openSealed(secret, { object: object!, workflow: workflow!, run, key: stored.key, digest: stored.digest }, stored.sealed) as
         | { value?: { text?: string } }
         | undefined
-      onRecorded({
+      await onRecorded({
         attempt: req.headers["x-aml-journal-attempt"] as string | undefined,
         bytes: body.length,
+        digest: stored.digest,
         key: stored.key,
         ms: performance.now() - arrived,
+        run,
         object: object!,
         pid: Number(req.headers["x-aml-worker"]),
         text: entry?.value?.text,
