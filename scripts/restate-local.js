@@ -181,6 +181,10 @@ export async function startProxy(ports) {
       upstream.once("error", () => attempt(index + 1))
       upstream.once("connect", () => {
         upstream.removeAllListeners("error")
+        // Without this, Nagle's algorithm on both legs meets the peers' delayed ACKs at every
+        // HTTP/2 flow-control window: a 1 MiB invocation input took ~700 ms instead of ~50.
+        client.setNoDelay(true)
+        upstream.setNoDelay(true)
         sockets.add(upstream)
         upstream.once("close", () => sockets.delete(upstream))
         const end = () => {
