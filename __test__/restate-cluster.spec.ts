@@ -80,7 +80,8 @@ async function ingress(path: string, init?: RequestInit): Promise<Response> {
   const deadline = Date.now() + 150_000
   for (;;) {
     try {
-      const response = await fetch(`${cluster!.ingress}${path}`, init)
+      // The attach waits for the workflow; the signal turns a cluster that cannot go on into a failure here.
+      const response = await fetch(`${cluster!.ingress}${path}`, { ...init, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) })
       if (response.status < 500 || Date.now() > deadline) return response
       await response.arrayBuffer()
     } catch (error) {
