@@ -104,9 +104,12 @@ async function largeJournal() {
     const first = []
     const last = []
     const loads = []
+    const shipped = []
     for (let round = 0; round < LARGE_ROUNDS; round++) {
       hop.take()
+      const before = proxy.traffic?.().toWorkers
       await run(LARGE_AGENTS)
+      if (before !== undefined) shipped.push((proxy.traffic().toWorkers - before) / 2 ** 20)
       const records = hop.take().filter((request) => request.handler === "record" && request.status === 200)
       first.push(median(records.slice(0, 5).map((request) => request.ms)))
       last.push(median(records.slice(-5).map((request) => request.ms)))
@@ -123,6 +126,9 @@ async function largeJournal() {
     const ratio = median(last) / median(first)
     console.log(`${LARGE_AGENTS} Agents answering 1 MiB, record time, first 5 (median per run)`.padEnd(62), ms(first))
     console.log(`${LARGE_AGENTS} Agents answering 1 MiB, record time, last 5 (median per run)`.padEnd(62), ms(last), `→ ${ratio.toFixed(2)}× the first (target ≤ 3×)`)
+    if (shipped.length > 0) {
+      console.log(`${LARGE_AGENTS} Agents answering 1 MiB, MiB Restate sent the workers`.padEnd(62), `${median(shipped).toFixed(1)} MiB per run`)
+    }
     console.log(`load of a journal of ${LARGE_AGENTS - 1} answers of 1 MiB on a retry`.padEnd(62), ms(loads), `(${LARGE_ROUNDS} runs)`)
   } finally {
     await Promise.all(workers.map((worker) => worker.stop()))
