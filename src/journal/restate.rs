@@ -58,21 +58,23 @@ pub struct RestateJournalProtocol {
 }
 
 #[napi]
-pub fn restate_journal_protocol() -> RestateJournalProtocol {
-    RestateJournalProtocol {
-        attempt_header: aml_restate::ATTEMPT_HEADER.to_owned(),
-        run_header: aml_restate::RUN_HEADER.to_owned(),
-        page_bytes: aml_restate::PAGE_BYTES as u32,
-        max_entry_bytes: aml_restate::MAX_ENTRY_BYTES as u32,
-        max_journal_bytes: aml_restate::MAX_JOURNAL_BYTES as f64,
-        min_secret_chars: aml_restate::MIN_SECRET_CHARS as u32,
-    }
+pub fn restate_journal_protocol() -> Result<RestateJournalProtocol> {
+    guard(|| {
+        Ok(RestateJournalProtocol {
+            attempt_header: aml_restate::ATTEMPT_HEADER.to_owned(),
+            run_header: aml_restate::RUN_HEADER.to_owned(),
+            page_bytes: aml_restate::PAGE_BYTES as u32,
+            max_entry_bytes: aml_restate::MAX_ENTRY_BYTES as u32,
+            max_journal_bytes: aml_restate::MAX_JOURNAL_BYTES as f64,
+            min_secret_chars: aml_restate::MIN_SECRET_CHARS as u32,
+        })
+    })
 }
 
 /// Why the stored entry `json` breaks the one shape rule, or null when it keeps it.
 #[napi]
-pub fn restate_journal_entry_problem(json: String) -> Option<String> {
-    aml_restate::entry_problem(&json)
+pub fn restate_journal_entry_problem(json: String) -> Result<Option<String>> {
+    guard(|| Ok(aml_restate::entry_problem(&json)))
 }
 
 /// Opens one run's journal; returns its handle.
