@@ -120,7 +120,7 @@ describe("the packed package", () => {
   })
 
   test("@aml-jsx/sdk/restate resolves and says what it needs: Node 22, then its optional peer", async () => {
-    const probe = `import("@aml-jsx/sdk/restate").then((m) => m.amlWorkflow({ name: "W", ingress: "http://127.0.0.1:1", runtime: (i) => i, render: () => "x" })).catch((e) => console.log(e.message))`
+    const probe = `import("@aml-jsx/sdk/restate").then((m) => m.amlWorkflow({ name: "W", ingress: "http://127.0.0.1:1", journalSecret: "a secret of at least thirty-two characters", runtime: (i) => i, render: () => "x" })).catch((e) => console.log(e.message))`
     writeFileSync(join(project, "restate-probe.mjs"), probe)
     if (Number(process.versions.node.split(".")[0]) < 22) {
       expect(await runOk(project, env, process.execPath, ["restate-probe.mjs"])).toBe(
