@@ -27,10 +27,11 @@ export const EXPECTED = {
 /** Shared objects an addon may need: the C library's parts, nothing a user must install. */
 const GLIBC_NEEDED = new Set(["libc.so.6", "libm.so.6", "libgcc_s.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"])
 const MUSL_NEEDED = new Set(["libc.so"])
-/** Darwin: the system library and the two frameworks of docs/DEPENDENCIES.md ("macOS frameworks"). */
+/** Darwin: libSystem, libiconv/libcharset (Rust std links libiconv; both are in every macOS), and the two frameworks of docs/DEPENDENCIES.md ("macOS frameworks"). */
 const DARWIN_DYLIBS = new Set([
   "/usr/lib/libSystem.B.dylib",
   "/usr/lib/libiconv.2.dylib",
+  "/usr/lib/libcharset.1.dylib",
   "/usr/lib/libresolv.9.dylib",
   "/System/Library/Frameworks/CoreFoundation.framework/Versions/A/CoreFoundation",
   "/System/Library/Frameworks/Security.framework/Versions/A/Security",

@@ -105,7 +105,8 @@ const macFrameworks = join(root, "scripts", "macos-frameworks")
  */
 export const UNIX_TARGETS = {
   "linux-x64-gnu": { rust: "x86_64-unknown-linux-gnu", args: [], env: {} },
-  "linux-x64-musl": { rust: "x86_64-unknown-linux-musl", args: ["-x"], env: {} },
+  // A musl cdylib needs the C runtime linked dynamically (musl targets default to static).
+  "linux-x64-musl": { rust: "x86_64-unknown-linux-musl", args: ["-x"], env: { CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS: "-C target-feature=-crt-static" } },
   "linux-arm64-gnu": {
     rust: "aarch64-unknown-linux-gnu",
     args: [],
@@ -115,7 +116,7 @@ export const UNIX_TARGETS = {
       AR_aarch64_unknown_linux_gnu: "aarch64-linux-gnu-ar",
     },
   },
-  "linux-arm64-musl": { rust: "aarch64-unknown-linux-musl", args: ["-x"], env: {} },
+  "linux-arm64-musl": { rust: "aarch64-unknown-linux-musl", args: ["-x"], env: { CARGO_TARGET_AARCH64_UNKNOWN_LINUX_MUSL_RUSTFLAGS: "-C target-feature=-crt-static" } },
   "darwin-x64": {
     rust: "x86_64-apple-darwin",
     args: ["-x"],
@@ -154,7 +155,8 @@ export async function buildPlatform(triple) {
   return outputDir
 }
 
-/** Builds and packs every Unix target: the root tarball and six platform tarballs. */
+/** Builds and packs every Unix target (or those in `only`): the platform tarballs, then the
+ * root tarball naming all six. */
 export async function packAll({ destination, only }) {
   const triples = only ?? Object.keys(UNIX_TARGETS)
   mkdirSync(destination, { recursive: true })
@@ -179,7 +181,9 @@ export async function packAll({ destination, only }) {
   // The root last, with every platform package staged, so its optionalDependencies name all.
   const staged = []
   try {
-    for (const triple of triples) staged.push(...stage(triple, join(root, "target", "napi-release", triple)))
+    // Every Unix platform, also those built by an earlier `--only` run: a root package must
+    // name all six, so a missing build fails here.
+    for (const triple of Object.keys(UNIX_TARGETS)) staged.push(...stage(triple, join(root, "target", "napi-release", triple)))
     rootTarball = await npmPack(root, destination)
   } finally {
     for (const file of staged) rmSync(file, { force: true })
