@@ -53,6 +53,8 @@ function run(command, args, env) {
 const started = Date.now()
 const armEnv = {
   ...process.env,
+  // Named skips for what qemu-user itself cannot do (__test__/support/emulation.ts).
+  AML_UNDER_QEMU_USER: "1",
   // `npm` and every `node` a test starts are the arm64 ones.
   PATH: `${nodeBin}:${process.env.PATH}`,
   NODE_PATH: join(natives, "node_modules"),
