@@ -12,6 +12,7 @@ import { jsx } from "@aml-jsx/sdk/jsx-runtime"
 import { liveProcesses } from "../lib/core/native.js"
 import { until } from "./support/async.js"
 import { expectAllGone, expectAllGoneNow, readPidFile, readPidLines, tempDir, TREE_PIDS, treeScript } from "./support/processes.js"
+import { NO_SUBREAPER, underQemuUser } from "./support/emulation.js"
 
 const REPETITIONS = 100
 const dir = tempDir("aml-tree-")
@@ -49,13 +50,13 @@ async function cancelledScriptTree(runtime: AmlRuntime, round: number): Promise<
 }
 
 describe(`${REPETITIONS} repetitions`, () => {
-  test("spawnLocalProcess: kill() takes the whole tree down", async () => {
+  test.skipIf(underQemuUser)("spawnLocalProcess: kill() takes the whole tree down" + NO_SUBREAPER, async () => {
     const before = liveProcesses()
     for (let round = 0; round < REPETITIONS; round++) await expectAllGone(await killedLocalTree())
     await until(() => liveProcesses() === before, "every handle to be released")
   }, 120_000)
 
-  test("<Script>: cancellation takes the whole tree down", async () => {
+  test.skipIf(underQemuUser)("<Script>: cancellation takes the whole tree down" + NO_SUBREAPER, async () => {
     const runtime = new AmlRuntime({ cwd: dir.path })
     for (let round = 0; round < REPETITIONS; round++) await expectAllGone(await cancelledScriptTree(runtime, round))
   }, 120_000)
@@ -65,7 +66,7 @@ describe("a tree that ignores SIGTERM", () => {
   // `trap "" TERM` is inherited by the sleeps: only SIGKILL ends any of them.
   const stubborn = (sink = "") => `trap "" TERM; for i in 1 2 3; do sleep 300 & echo $!${sink}; done; wait`
 
-  test("spawnLocalProcess: kill() escalates to SIGKILL after the grace period", async () => {
+  test.skipIf(underQemuUser)("spawnLocalProcess: kill() escalates to SIGKILL after the grace period" + NO_SUBREAPER, async () => {
     const child = await spawnLocalProcess("sh", ["-c", stubborn()], {
       cwd: dir.path,
       signal: new AbortController().signal,
@@ -80,7 +81,7 @@ describe("a tree that ignores SIGTERM", () => {
     expectAllGoneNow(pids)
   })
 
-  test("<Script>: cancellation escalates to SIGKILL after the grace period", async () => {
+  test.skipIf(underQemuUser)("<Script>: cancellation escalates to SIGKILL after the grace period" + NO_SUBREAPER, async () => {
     const pidFile = join(dir.path, "stubborn.pids")
     const runtime = new AmlRuntime({ cwd: dir.path })
     const controller = new AbortController()

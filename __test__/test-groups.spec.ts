@@ -40,6 +40,15 @@ describe("scripts/test-groups.js", () => {
     else expect(result.stdout).toBe(`${skipLine("node22")}\n`)
   })
 
+  test("arm64: skipped with its one line where its set-up cannot run, an error under CI", () => {
+    const skipped = groupsCli(["run", "arm64", "--", process.execPath, ...printEnv], { AML_WITHOUT_TEST_GROUPS: "arm64" })
+    expect(skipped.stdout).toBe(`${skipLine("arm64")}\n`)
+    expect(skipLine("arm64")).toMatch(/^skipped test group arm64 \(linux-arm64-gnu: .+\): needs Linux x64 and root with apt-get/)
+    expect(skipped.status).toBe(0)
+    const ci = groupsCli(["run", "arm64", "--", process.execPath, ...printEnv], { AML_REQUIRE_TEST_GROUPS: "1", AML_WITHOUT_TEST_GROUPS: "arm64" })
+    expect(ci.status).toBe(1)
+  })
+
   test("env: the command still runs, told which group to skip", () => {
     const result = groupsCli(["env", "moto", "--", process.execPath, ...printEnv], { AML_WITHOUT_TEST_GROUPS: "moto" })
     expect(result.stdout).toBe(`${skipLine("moto")}\nran 1\n`)

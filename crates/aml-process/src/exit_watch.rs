@@ -1,8 +1,9 @@
 //! Noticing that the leader exited, without reaping it and without a SIGCHLD handler.
 //!
-//! A pidfd turns "the leader exited" into fd readiness on tokio's reactor: no signal handler to
-//! fight libuv over in a Node host, and no thread parked in `waitid`. Where pidfds are missing
-//! (non-Linux, old kernels) we poll with a capped backoff. Either way the status is read with
+//! A pidfd (Linux) or a kqueue with `EVFILT_PROC` (Darwin, FreeBSD) turns "the leader exited"
+//! into fd readiness on tokio's reactor: no signal handler to fight libuv over in a Node host,
+//! and no thread parked in `waitid`. Where neither exists (other Unixes, old kernels, seccomp
+//! filters, emulators that refuse them) we poll with a capped backoff. Either way the status is read with
 //! `WNOWAIT`, so the leader stays a zombie and keeps its group pinned (see `group.rs`).
 
 use std::io;
@@ -17,22 +18,16 @@ use crate::sys::{self, Peek};
 
 pub(crate) struct LeaderExit {
     leader: pid_t,
-    #[cfg(target_os = "linux")]
-    pidfd: Option<tokio::io::unix::AsyncFd<OwnedFd>>,
+    notifier: Option<tokio::io::unix::AsyncFd<OwnedFd>>,
     poll: Duration,
 }
 
 impl LeaderExit {
-    /// Must be called inside a tokio runtime (the pidfd is registered with its reactor).
-    pub(crate) fn new(leader: pid_t, pidfd: Option<OwnedFd>) -> Self {
-        #[cfg(target_os = "linux")]
-        let pidfd = pidfd.and_then(sys::watch_pidfd);
-        #[cfg(not(target_os = "linux"))]
-        drop(pidfd);
+    /// Must be called inside a tokio runtime (the notifier is registered with its reactor).
+    pub(crate) fn new(leader: pid_t, notifier: Option<OwnedFd>) -> Self {
         LeaderExit {
             leader,
-            #[cfg(target_os = "linux")]
-            pidfd,
+            notifier: notifier.and_then(sys::watch_exit),
             poll: FIRST_POLL,
         }
     }
@@ -45,9 +40,8 @@ impl LeaderExit {
             if let Some(status) = self.peek()? {
                 return Ok(status);
             }
-            #[cfg(target_os = "linux")]
-            if let Some(pidfd) = &self.pidfd {
-                let mut ready = pidfd.readable().await?;
+            if let Some(notifier) = &self.notifier {
+                let mut ready = notifier.readable().await?;
                 if let Some((_, status)) = sys::peek_exited(Peek::Pid(self.leader))? {
                     return Ok(status);
                 }

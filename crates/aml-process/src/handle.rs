@@ -66,7 +66,7 @@ pub async fn spawn(
         stderr,
     } = spawned;
     let tree = match tree {
-        Started::Local(group, pidfd) => Tree::Local(LocalTree::new(group, pidfd)),
+        Started::Local(group, notifier) => Tree::Local(LocalTree::new(group, notifier)),
         Started::Remote(tree) => Tree::Remote(tree),
     };
     let pid = tree.leader() as u32;

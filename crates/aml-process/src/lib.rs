@@ -60,9 +60,14 @@
 //! * After the leader exits, its zombie is kept (pinning the group for a later `kill()`) until
 //!   teardown: `kill()`, `exec`'s completion, or dropping the handle.
 //! * A member stuck in uninterruptible sleep delays `kill()` until the kernel lets it die.
-//! * Non-Linux Unix compiles with a fallback: `fork()`, no subreaper, no death signal, exit
-//!   polling. Linux without glibc (musl) keeps everything but spawns with `fork()`, whose cost
-//!   grows with the host's memory.
+//! * Non-Linux Unix: `fork()`, no subreaper, no death signal; leader exits through a kqueue
+//!   `EVFILT_PROC` filter on Darwin and FreeBSD, polling elsewhere. Linux without glibc (musl)
+//!   keeps everything but spawns with `fork()`, whose cost grows with the host's memory.
+//! * Where the kernel refuses `PR_SET_CHILD_SUBREAPER` (qemu-user, some seccomp policies), the
+//!   supervisor still serves, like a non-Linux host: orphans inside a tree go to PID 1 (or
+//!   another subreaper) and are neither reaped nor waited for by us, so `kill()` resolves once
+//!   our own children in the group are reaped; the group is signalled only while its leader
+//!   pins it. docs/SANDBOX.md lists the guarantees per platform.
 
 mod control;
 mod error;

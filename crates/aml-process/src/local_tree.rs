@@ -1,5 +1,5 @@
 //! A tree whose leader is a child of THIS process: the group logic of `group.rs` driven by the
-//! leader's pidfd, the orphan sweep and the TERM/grace/KILL teardown.
+//! leader's exit notifier, the orphan sweep and the TERM/grace/KILL teardown.
 //!
 //! The host runs it when it supervises its own trees; the supervisor process runs it for
 //! every tree it starts on the host's behalf (`supervisor/server.rs`).
@@ -26,13 +26,14 @@ pub(crate) struct LocalTree {
 }
 
 impl LocalTree {
-    /// `group`'s leader is an unreaped child of ours; `pidfd` is its pidfd where pidfds exist.
-    /// Must be called inside a tokio runtime (the pidfd and the sweep timer belong to it).
-    pub(crate) fn new(group: Group, pidfd: Option<OwnedFd>) -> Self {
+    /// `group`'s leader is an unreaped child of ours; `notifier` is its exit notifier
+    /// (`sys::exit_notifier`) where the platform has one.
+    /// Must be called inside a tokio runtime (the notifier and the sweep timer belong to it).
+    pub(crate) fn new(group: Group, notifier: Option<OwnedFd>) -> Self {
         let mut sweep = tokio::time::interval_at(Instant::now() + ORPHAN_SWEEP, ORPHAN_SWEEP);
         sweep.set_missed_tick_behavior(MissedTickBehavior::Delay);
         LocalTree {
-            exit: LeaderExit::new(group.leader(), pidfd),
+            exit: LeaderExit::new(group.leader(), notifier),
             group,
             sweep,
         }

@@ -41,7 +41,7 @@ pub(crate) struct Spawned {
 
 /// The tree of a fresh child, before its owner (inside a tokio runtime) starts watching it.
 pub(crate) enum Started {
-    /// A child of this process (PIN (a) holds), and its pidfd where pidfds exist.
+    /// A child of this process (PIN (a) holds), and its exit notifier (`sys::exit_notifier`) where the platform has one.
     Local(Group, Option<OwnedFd>),
     /// A child of the supervisor process.
     Remote(RemoteTree),
@@ -138,12 +138,9 @@ fn spawn_one(starter: &mut Starter, launch: &Launch) -> io::Result<Spawned> {
     // the janitor.
     drop(child);
     let group = Group::new(pid);
-    #[cfg(target_os = "linux")]
-    let pidfd = sys::pidfd_open(pid).ok();
-    #[cfg(not(target_os = "linux"))]
-    let pidfd = None;
+    let notifier = sys::exit_notifier(pid).ok();
     Ok(Spawned {
-        tree: Started::Local(group, pidfd),
+        tree: Started::Local(group, notifier),
         stdin,
         stdout,
         stderr,

@@ -138,7 +138,7 @@ pub(crate) fn peek_exited(which: Peek) -> io::Result<Option<(pid_t, ExitStatus)>
 /// Opens a pidfd, which becomes readable when `pid` exits. Only called for an unreaped child of
 /// ours, so the pid cannot have been recycled underneath us.
 #[cfg(target_os = "linux")]
-pub(crate) fn pidfd_open(pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
+pub(crate) fn exit_notifier(pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     // SAFETY: pidfd_open takes a pid and flags and returns a new fd (or -1); no memory is passed.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
@@ -149,16 +149,64 @@ pub(crate) fn pidfd_open(pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
     Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
 }
 
-/// Registers a pidfd with the current tokio reactor; `None` if registration fails (callers fall
-/// back to polling). Must be called inside a tokio runtime.
-#[cfg(target_os = "linux")]
-pub(crate) fn watch_pidfd(
-    pidfd: std::os::fd::OwnedFd,
+/// A kqueue watching `pid` for `NOTE_EXIT`: the kqueue's own descriptor becomes readable once the
+/// event is pending, so tokio's reactor (itself a kqueue there) can wait on it like on a pidfd.
+/// The event is never consumed; the caller only needs the readiness, then peeks with `WNOWAIT`.
+/// Only called for an unreaped child of ours, so the pid cannot have been recycled. A child that
+/// already exited may be refused (`ESRCH`): the caller then polls, and its first peek finds it.
+#[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
+pub(crate) fn exit_notifier(pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    // SAFETY: kqueue takes no arguments and returns a new descriptor (or -1). Kqueues are not
+    // inherited across fork, so no child of ours keeps it.
+    let queue = unsafe { libc::kqueue() };
+    if queue < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: kqueue returned a fresh descriptor that nothing else owns.
+    let queue = unsafe { std::os::fd::OwnedFd::from_raw_fd(queue) };
+    // SAFETY: kevent is plain data; all-zero is a valid value that we then fill in.
+    let mut change: libc::kevent = unsafe { std::mem::zeroed() };
+    change.ident = pid as libc::uintptr_t;
+    change.filter = libc::EVFILT_PROC;
+    change.flags = libc::EV_ADD;
+    change.fflags = libc::NOTE_EXIT;
+    // SAFETY: one valid change in, no event list out, no timeout: registration only.
+    let result = unsafe {
+        libc::kevent(
+            queue.as_raw_fd(),
+            &change,
+            1,
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null(),
+        )
+    };
+    if result == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(queue)
+}
+
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd"
+)))]
+pub(crate) fn exit_notifier(_pid: pid_t) -> io::Result<std::os::fd::OwnedFd> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Registers an exit notifier with the current tokio reactor; `None` if registration fails
+/// (callers fall back to polling). Must be called inside a tokio runtime.
+pub(crate) fn watch_exit(
+    notifier: std::os::fd::OwnedFd,
 ) -> Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>> {
     use tokio::io::{unix::AsyncFd, Interest};
     // SAFETY: an OwnedFd is a valid open descriptor, always returns that same descriptor from
     // as_raw_fd, and moves into the AsyncFd, so it stays open for the AsyncFd's whole lifetime.
-    unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }.ok()
+    unsafe { AsyncFd::register_with_interest(notifier, Interest::READABLE) }.ok()
 }
 
 /// Whether a process (including a zombie) with this pid exists, i.e. `kill(pid, 0)` succeeds.

@@ -95,7 +95,11 @@ pub(crate) fn open_root(base: &Path, root: &str) -> Result<OwnedFd, FsError> {
 
 mod beneath {
     use std::io;
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    #[cfg(any(target_os = "linux", target_os = "macos", target_os = "ios"))]
+    use std::os::fd::AsRawFd;
+    #[cfg(target_os = "linux")]
+    use std::os::fd::FromRawFd;
+    use std::os::fd::OwnedFd;
 
     #[cfg(target_os = "linux")]
     #[repr(C)]

@@ -32,9 +32,13 @@ type Incoming = (Request, Option<[OwnedFd; 3]>);
 
 /// Serves the host on `socket` until the host closes it.
 pub(crate) fn serve(socket: OwnedFd) -> io::Result<()> {
-    // Orphans of our trees must come back to us to be reaped (the whole point of this process).
+    // Orphans of our trees should come back to us to be reaped (the point of this process). A
+    // kernel, emulator (qemu-user answers EINVAL) or seccomp policy may refuse; the supervisor
+    // then serves with the reduced guarantee of docs/SANDBOX.md (orphans go to the nearest
+    // other subreaper or PID 1) rather than not at all, which left every spawn to a host that
+    // cannot be a subreaper either.
     #[cfg(target_os = "linux")]
-    sys::become_subreaper()?;
+    let _ = sys::become_subreaper();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -87,11 +91,8 @@ async fn run(mut incoming: mpsc::UnboundedReceiver<Incoming>, writer: Arc<Mutex<
                     Ok(pid) => {
                         let (teardown, requested) = oneshot::channel();
                         teardowns.insert(pid, teardown);
-                        #[cfg(target_os = "linux")]
-                        let pidfd = sys::pidfd_open(pid).ok();
-                        #[cfg(not(target_os = "linux"))]
-                        let pidfd = None;
-                        let tree = LocalTree::new(Group::new(pid), pidfd);
+                        let notifier = sys::exit_notifier(pid).ok();
+                        let tree = LocalTree::new(Group::new(pid), notifier);
                         trees.spawn(supervise(tree, requested, Arc::clone(&writer)));
                         Event::Spawned { id, pid }
                     }

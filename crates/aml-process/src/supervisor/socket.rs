@@ -19,13 +19,58 @@ const MAX_FDS: usize = 8;
 /// A connected pair, both ends CLOEXEC.
 pub(crate) fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
-    let kind = libc::SOCK_STREAM | libc::SOCK_CLOEXEC;
     // SAFETY: `fds` is a valid out-array of two ints.
-    if unsafe { libc::socketpair(libc::AF_UNIX, kind, 0, fds.as_mut_ptr()) } == -1 {
+    if unsafe { libc::socketpair(libc::AF_UNIX, cloexec::SOCKET_KIND, 0, fds.as_mut_ptr()) } == -1 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: socketpair returned two fresh descriptors that nothing else owns.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    if !cloexec::ATOMIC {
+        set_cloexec(pair.0.as_raw_fd())?;
+        set_cloexec(pair.1.as_raw_fd())?;
+    }
+    Ok(pair)
+}
+
+/// Whether the kernel sets CLOEXEC in the same call that creates a descriptor (`SOCK_CLOEXEC`,
+/// `MSG_CMSG_CLOEXEC`). Darwin has neither: there the flag is set right after, and a child
+/// started by another thread in between may inherit the descriptor. The only such children are
+/// the ones the supervisor starts itself (its other thread just reads this socket), so the
+/// window can only delay the EOF that tells a supervisor its host is gone, never leak data.
+#[cfg(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+))]
+mod cloexec {
+    pub(super) const ATOMIC: bool = true;
+    pub(super) const SOCKET_KIND: libc::c_int = libc::SOCK_STREAM | libc::SOCK_CLOEXEC;
+    pub(super) const RECEIVE_FLAGS: libc::c_int = libc::MSG_CMSG_CLOEXEC;
+}
+
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "freebsd",
+    target_os = "netbsd",
+    target_os = "openbsd",
+    target_os = "dragonfly"
+)))]
+mod cloexec {
+    pub(super) const ATOMIC: bool = false;
+    pub(super) const SOCKET_KIND: libc::c_int = libc::SOCK_STREAM;
+    pub(super) const RECEIVE_FLAGS: libc::c_int = 0;
+}
+
+fn set_cloexec(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own; F_SETFD takes an int flag set.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Ends our direction of the stream: the peer reads EOF, while frames it still sends reach us.
@@ -152,12 +197,13 @@ impl FrameReader {
         message.msg_controllen = control.len() as _;
         let read = loop {
             // SAFETY: `message` points at `iov` and `control`, both alive for the call. Received
-            // descriptors are CLOEXEC at once, so no concurrently started child inherits them.
+            // descriptors are CLOEXEC at once where the kernel can (see `cloexec`), so no
+            // concurrently started child inherits them.
             let read = unsafe {
                 libc::recvmsg(
                     self.socket.as_raw_fd(),
                     &mut message,
-                    libc::MSG_CMSG_CLOEXEC,
+                    cloexec::RECEIVE_FLAGS,
                 )
             };
             if read >= 0 {
@@ -180,7 +226,13 @@ impl FrameReader {
                     let bytes = (*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
                     for index in 0..bytes / size_of::<RawFd>() {
                         let fd = ptr::read_unaligned(data.cast::<RawFd>().add(index));
-                        self.fds.push_back(OwnedFd::from_raw_fd(fd));
+                        let fd = OwnedFd::from_raw_fd(fd);
+                        if !cloexec::ATOMIC {
+                            // Cannot fail on a descriptor we own; a failure would only widen
+                            // the window described at `cloexec`, so it is not worth a lost fd.
+                            let _ = set_cloexec(fd.as_raw_fd());
+                        }
+                        self.fds.push_back(fd);
                     }
                 }
                 header = libc::CMSG_NXTHDR(&message, header);
