@@ -1608,6 +1608,14 @@ export interface S3WorkspaceOptions {
   maxArchiveBytes?: number | undefined
   maxEntries?: number | undefined
   maxExtractedBytes?: number | undefined
+  /**
+   * The `lock.json` lease in milliseconds, an integer from 1000 to 1200000: this provider's
+   * locks renew every third of it and may be taken over by any host once a whole lease passed
+   * without renewal (a worker that died on another host). Default: the reference's lease,
+   * renewed every 5 minutes and taken over after 20. The lock records its lease, so other
+   * processes judge it by the holder's setting, not theirs (docs/S3-WORKSPACE.md).
+   */
+  lockLeaseMs?: number | undefined
   temporaryDirectory?: string | undefined
 }
 

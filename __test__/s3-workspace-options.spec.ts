@@ -36,10 +36,19 @@ describe("s3Workspace options (BW-3)", () => {
       maxArchiveBytes: 1,
       maxEntries: 2,
       maxExtractedBytes: 3,
+      lockLeaseMs: 3_000,
       prefix: "production/reviews",
       temporaryDirectory: "/var/tmp",
     })
-    expect(full).toMatchObject({ client, format: "folder", maxArchiveBytes: 1, maxEntries: 2, maxExtractedBytes: 3 })
+    expect(full).toMatchObject({ client, format: "folder", lockLeaseMs: 3_000, maxArchiveBytes: 1, maxEntries: 2, maxExtractedBytes: 3 })
+    // Without lockLeaseMs there is no key at all: the reference's 5/20 minutes apply.
+    expect("lockLeaseMs" in validateS3WorkspaceOptions({ bucket: "b" })).toBe(false)
+  })
+
+  it("accepts lockLeaseMs from 1 second to the reference's 20 minutes", () => {
+    for (const lockLeaseMs of [1_000, 3_000, 60_000, 1_200_000]) {
+      expect(validateS3WorkspaceOptions({ bucket: "b", lockLeaseMs }).lockLeaseMs).toBe(lockLeaseMs)
+    }
   })
 
   const cases: [string, unknown, new (...a: any[]) => Error, string][] = [
@@ -63,6 +72,17 @@ describe("s3Workspace options (BW-3)", () => {
     ["fraction", { bucket: "b", maxEntries: 1.5 }, RangeError, "S3 Workspace maxEntries must be a positive safe integer"],
     ["unsafe", { bucket: "b", maxExtractedBytes: 2 ** 53 }, RangeError, "S3 Workspace maxExtractedBytes must be a positive safe integer"],
     ["string limit", { bucket: "b", maxEntries: "5" }, RangeError, "S3 Workspace maxEntries must be a positive safe integer"],
+    ["lease zero", { bucket: "b", lockLeaseMs: 0 }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease negative", { bucket: "b", lockLeaseMs: -3000 }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease below 1 s", { bucket: "b", lockLeaseMs: 999 }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease above 20 min", { bucket: "b", lockLeaseMs: 1_200_001 }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease fraction", { bucket: "b", lockLeaseMs: 1500.5 }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease NaN", { bucket: "b", lockLeaseMs: Number.NaN }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease Infinity", { bucket: "b", lockLeaseMs: Number.POSITIVE_INFINITY }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease string", { bucket: "b", lockLeaseMs: "3000" }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease null", { bucket: "b", lockLeaseMs: null }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease boolean", { bucket: "b", lockLeaseMs: true }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
+    ["lease bigint", { bucket: "b", lockLeaseMs: 3000n }, RangeError, "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000"],
     ["temp", { bucket: "b", temporaryDirectory: "" }, TypeError, "S3 Workspace temporaryDirectory must be a non-empty normalized string"],
     ["temp padded", { bucket: "b", temporaryDirectory: "/tmp " }, TypeError, "S3 Workspace temporaryDirectory must be a non-empty normalized string"],
   ]

@@ -149,25 +149,36 @@ fn config(json: &str) -> Option<(S3Config, String)> {
     Some((config, text("prefix")?))
 }
 
-/// A storage for `{bucket, prefix, region?, endpoint?, credentials?, forcePathStyle?}` (JSON,
-/// validated by the facade). No request is made.
+/// The lease timings of `lockLeaseMs` (validated by the facade; absent: the reference's).
+fn lease_timings(value: &Value) -> Option<LockTimings> {
+    match &value["lockLeaseMs"] {
+        Value::Null => Some(LockTimings::default()),
+        lease => LockTimings::for_lease_ms(lease.as_u64()?),
+    }
+}
+
+/// A storage for `{bucket, prefix, lockLeaseMs?, region?, endpoint?, credentials?,
+/// forcePathStyle?}` (JSON, validated by the facade). No request is made.
 #[napi]
 pub fn s3_storage_create(config_json: String) -> Result<u32> {
     guard(|| {
-        let (config, prefix) = config(&config_json)
-            .ok_or_else(|| Error::new(Status::InvalidArg, "invalid S3 storage config"))?;
+        let invalid = || Error::new(Status::InvalidArg, "invalid S3 storage config");
+        let (config, prefix) = config(&config_json).ok_or_else(invalid)?;
+        let value: Value = serde_json::from_str(&config_json).map_err(|_| invalid())?;
+        let timings = lease_timings(&value).ok_or_else(invalid)?;
         let client = NativeS3Client::new(&config)
             .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
         Ok(put(
             &STORAGES,
-            S3WorkspaceStorage::new(Arc::new(client), config.bucket, prefix),
+            S3WorkspaceStorage::new(Arc::new(client), config.bucket, prefix).with_timings(timings),
         ))
     })
 }
 
-/// A storage for `{bucket, prefix, testing?: {refreshMs, staleMs}}` (JSON, validated by the
-/// facade) over an application's S3Client behind `port` (see [`super::s3_port`]). With
-/// `testing`, the lease reads a clock the facade moves by [`s3_storage_clock_offset`].
+/// A storage for `{bucket, prefix, lockLeaseMs?, testing?: {refreshMs?, staleMs?}}` (JSON,
+/// validated by the facade) over an application's S3Client behind `port` (see
+/// [`super::s3_port`]). With `testing`, the lease reads a clock the facade moves by
+/// [`s3_storage_clock_offset`], and `refreshMs`/`staleMs` replace the lease's timings.
 #[napi(
     ts_args_type = "configJson: string, port: (op: number, key: string, body: Buffer | null, extra: string) => Promise<S3PortOutcome>"
 )]
@@ -177,19 +188,22 @@ pub fn s3_storage_create_for_client(config_json: String, port: PortFunction<'_>)
         let value: Value = serde_json::from_str(&config_json).map_err(|_| invalid())?;
         let text = |key: &str| value[key].as_str().map(str::to_owned).ok_or_else(invalid);
         let (bucket, prefix) = (text("bucket")?, text("prefix")?);
-        let mut storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix);
+        let mut timings = lease_timings(&value).ok_or_else(invalid)?;
+        let mut storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix)
+            .with_timings(timings);
         let testing = &value["testing"];
         let mut clock = None;
         if testing.is_object() {
-            let millis = |key: &str| {
-                testing[key]
+            let millis = |key: &str, default: std::time::Duration| match &testing[key] {
+                Value::Null => Ok(default),
+                value => value
                     .as_u64()
                     .map(std::time::Duration::from_millis)
-                    .ok_or_else(invalid)
+                    .ok_or_else(invalid),
             };
-            let timings = LockTimings {
-                refresh: millis("refreshMs")?,
-                stale: millis("staleMs")?,
+            timings = LockTimings {
+                refresh: millis("refreshMs", timings.refresh)?,
+                stale: millis("staleMs", timings.stale)?,
             };
             let offset = Arc::new(OffsetClock::default());
             storage = storage.with_clock(offset.clone(), timings);

@@ -1,7 +1,5 @@
 //! Time for the lease, injectable so tests can age a lock without waiting 20 minutes.
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 
 /// The wall clock the lease reads (`updatedAt` and staleness).
@@ -37,23 +35,6 @@ impl Clock for OffsetClock {
     fn now(&self) -> DateTime<Utc> {
         let offset = self.offset_ms.load(std::sync::atomic::Ordering::Relaxed);
         Utc::now() + chrono::Duration::milliseconds(offset)
-    }
-}
-
-/// The fixed lease policy (BW-3): refreshed every 5 minutes, recoverable after 20 minutes
-/// without renewal. Only tests shorten it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LockTimings {
-    pub refresh: Duration,
-    pub stale: Duration,
-}
-
-impl Default for LockTimings {
-    fn default() -> Self {
-        Self {
-            refresh: Duration::from_secs(5 * 60),
-            stale: Duration::from_secs(20 * 60),
-        }
     }
 }
 

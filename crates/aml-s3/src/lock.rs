@@ -8,6 +8,11 @@
 //! acquirer on the same host takes over at once a lock whose holder is provably gone, with the
 //! same `If-Match` replacement as a stale lock, so of two takers exactly one wins. A lock
 //! without a usable `holder` (the TypeScript SDK's, another host's) keeps the staleness rule.
+//!
+//! Another host (issue 34 §6): the lock also records `leaseMs`, the holder's stale interval
+//! (20 minutes, or `lockLeaseMs`), and "stale" means older than the lease the lock records
+//! ([`crate::lease_time::recorded_lease`]), so a short lease is taken over from any host once
+//! it ran out, whatever the acquirer's own setting.
 
 use std::sync::{Arc, Mutex};
 
@@ -19,8 +24,9 @@ use serde::{Deserialize, Serialize};
 use aml_workspace::holder::Holder;
 
 use crate::client::{ObjectClient, PutCondition, S3Error};
-use crate::clock::{iso, Clock, LockTimings};
+use crate::clock::{iso, Clock};
 use crate::error::{workspace, StorageError, LOCK_NO_BODY, LOCK_NO_ETAG, LOCK_TOO_LARGE};
+use crate::lease_time::{recorded_lease, LockTimings};
 
 /// The largest lock object read.
 pub const MAX_LOCK_BYTES: usize = 4096;
@@ -33,6 +39,9 @@ const ACQUIRE_ATTEMPTS: usize = 3;
 struct LockBody<'a> {
     token: &'a str,
     updated_at: String,
+    /// The holder's stale interval in milliseconds: how long others must wait after
+    /// `updatedAt` before taking the lock over.
+    lease_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     holder: Option<&'a Holder>,
 }
@@ -46,6 +55,17 @@ pub struct LockRecord {
     /// Anything under `holder` that is not a [`Holder`] is ignored (an unknown holder).
     #[serde(default, deserialize_with = "lenient_holder")]
     pub holder: Option<Holder>,
+    /// Anything under `leaseMs` that is not a non-negative integer is ignored (no lease
+    /// recorded: the reference's 20 minutes).
+    #[serde(default, deserialize_with = "lenient_lease")]
+    pub lease_ms: Option<u64>,
+}
+
+fn lenient_lease<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(value.as_u64())
 }
 
 fn lenient_holder<'de, D: serde::Deserializer<'de>>(
@@ -72,10 +92,11 @@ pub struct Lease {
     held: Mutex<Held>,
 }
 
-fn body(token: &str, now: DateTime<Utc>) -> Bytes {
+fn body(token: &str, now: DateTime<Utc>, timings: &LockTimings) -> Bytes {
     let text = serde_json::to_string(&LockBody {
         token,
         updated_at: iso(now),
+        lease_ms: timings.lease_ms(),
         holder: Holder::current(),
     })
     .expect("lock JSON");
@@ -125,6 +146,18 @@ async fn inspect(
     Ok(Inspected::Present { etag, record })
 }
 
+/// Whether `record` (renewed at `updated`) still excludes others at `now`: its recorded lease
+/// has not run out (a clock behind `updatedAt` counts as not run out) and its holder is not a
+/// process of this machine that provably no longer exists.
+fn is_held(record: &LockRecord, updated: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+    let lease = recorded_lease(record.lease_ms);
+    let fresh = now
+        .signed_duration_since(updated)
+        .to_std()
+        .map_or(true, |age| age <= lease);
+    fresh && !record.holder.as_ref().is_some_and(Holder::is_gone)
+}
+
 /// A lock is `{token: non-empty string, updatedAt: ISO date}`; anything else is invalid.
 fn parse_record(value: serde_json::Value) -> Option<LockRecord> {
     let record: LockRecord = serde_json::from_value(value).ok()?;
@@ -150,7 +183,7 @@ impl Lease {
             match client
                 .put(
                     &key,
-                    body(&token, now),
+                    body(&token, now, &timings),
                     &PutCondition::Absent,
                     Some("application/json"),
                 )
@@ -175,11 +208,7 @@ impl Lease {
                 .expect("checked")
                 .with_timezone(&Utc);
             let now = clock.now();
-            let fresh = now
-                .signed_duration_since(updated)
-                .to_std()
-                .map_or(true, |age| age <= timings.stale);
-            if fresh && !record.holder.as_ref().is_some_and(Holder::is_gone) {
+            if is_held(&record, updated, now) {
                 return Err(StorageError::Conflict {
                     workspace_id: id.to_string(),
                 });
@@ -188,7 +217,7 @@ impl Lease {
             return match client
                 .put(
                     &key,
-                    body(&token, now),
+                    body(&token, now, &timings),
                     &condition,
                     Some("application/json"),
                 )
@@ -283,7 +312,7 @@ impl Lease {
             .client
             .put(
                 &self.key,
-                body(&self.token, now),
+                body(&self.token, now, &self.timings),
                 &condition,
                 Some("application/json"),
             )
@@ -342,5 +371,75 @@ impl Lease {
             .delete(&self.key)
             .await
             .map_err(|error| StorageError::s3(&error))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(json: serde_json::Value) -> LockRecord {
+        parse_record(json).expect("a valid lock")
+    }
+
+    /// A holder this process cannot judge: same host, another pid namespace.
+    fn other_namespace() -> serde_json::Value {
+        let me = Holder::current().expect("Linux /proc").clone();
+        serde_json::to_value(Holder {
+            pid_namespace: "pid:[1]".into(),
+            pid: u32::MAX,
+            ..me
+        })
+        .unwrap()
+    }
+
+    fn at(seconds: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_700_000_000 + seconds, 0).unwrap()
+    }
+
+    #[test]
+    fn a_lock_is_held_for_the_lease_it_records() {
+        let short = record(serde_json::json!({
+            "token": "t", "updatedAt": iso(at(0)), "leaseMs": 3000, "holder": other_namespace(),
+        }));
+        assert_eq!(short.lease_ms, Some(3000));
+        assert!(is_held(&short, at(0), at(3)));
+        assert!(!is_held(&short, at(0), at(4)));
+        // A clock behind the holder's: not run out.
+        assert!(is_held(&short, at(0), at(-60)));
+    }
+
+    #[test]
+    fn a_lock_without_a_usable_lease_keeps_twenty_minutes() {
+        for lease in [
+            serde_json::Value::Null,
+            serde_json::json!("3000"),
+            serde_json::json!(-3000),
+            serde_json::json!(3000.5),
+            serde_json::json!(999),
+            serde_json::json!(1_200_001),
+        ] {
+            let mut json = serde_json::json!({ "token": "t", "updatedAt": iso(at(0)) });
+            if !lease.is_null() {
+                json["leaseMs"] = lease.clone();
+            }
+            let lock = record(json);
+            assert!(is_held(&lock, at(0), at(4)), "{lease}");
+            assert!(is_held(&lock, at(0), at(20 * 60)), "{lease}");
+            assert!(!is_held(&lock, at(0), at(20 * 60 + 1)), "{lease}");
+        }
+    }
+
+    #[test]
+    fn the_lock_written_records_the_holders_lease() {
+        let timings = LockTimings::for_lease_ms(3000).unwrap();
+        let written: serde_json::Value =
+            serde_json::from_slice(&body("t", at(0), &timings)).unwrap();
+        assert_eq!(written["leaseMs"], 3000);
+        assert_eq!(written["updatedAt"], "2023-11-14T22:13:20.000Z");
+        let default: serde_json::Value =
+            serde_json::from_slice(&body("t", at(0), &LockTimings::default())).unwrap();
+        assert_eq!(default["leaseMs"], 1_200_000);
+        assert_eq!(record(default).lease_ms, Some(1_200_000));
     }
 }

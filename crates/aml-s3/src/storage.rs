@@ -9,9 +9,10 @@ use tokio::sync::Mutex as AsyncMutex;
 use tokio::task::JoinHandle;
 
 use crate::client::{ByteStream, ObjectClient, PutCondition, S3Error};
-use crate::clock::{Clock, LockTimings, SystemClock};
+use crate::clock::{Clock, SystemClock};
 use crate::error::{invalid_path, workspace, StorageError};
 use crate::layout::{is_valid_list_prefix, is_valid_storage_path, WorkspaceKeys};
+use crate::lease_time::LockTimings;
 use crate::lock::Lease;
 
 /// The storage name of `s3Workspace` providers.
@@ -59,6 +60,13 @@ impl S3WorkspaceStorage {
             clock: Arc::new(SystemClock),
             timings: LockTimings::default(),
         }
+    }
+
+    /// The lease timings of this storage's own locks (`lockLeaseMs`: see
+    /// [`crate::lease_time`]); the reference's 5/20 minutes otherwise.
+    pub fn with_timings(mut self, timings: LockTimings) -> Self {
+        self.timings = timings;
+        self
     }
 
     /// Replaces the clock and lease timings (tests).
@@ -145,7 +153,7 @@ impl S3WorkspaceLease {
         self.lease.as_deref().map(Lease::token)
     }
 
-    /// One renewal now (what the heartbeat does every 5 minutes).
+    /// One renewal now (what the heartbeat does every `refresh`, 5 minutes by default).
     pub async fn refresh_lock(&self) -> Result<(), StorageError> {
         match &self.lease {
             Some(lease) => lease.refresh().await,

@@ -152,15 +152,17 @@ function sdkPort(client, bucket) {
 }
 
 /**
- * A WorkspaceStorageAdapter (name "s3") over `client`. `testing` replaces the lock clock
- * (`{now()}`, an offset of the system time) and timings (tests only).
+ * A WorkspaceStorageAdapter (name "s3") over `client`; `lockLeaseMs` (validated, optional)
+ * shortens the lock's lease. `testing` replaces the lock clock (`{now()}`, an offset of the
+ * system time) and, where given, the timings `{refreshMs, staleMs}` (tests only). The timings
+ * themselves, defaults included, are the Rust store's (crates/aml-s3/src/lease_time.rs).
  */
-export function createS3ClientStorage({ bucket, prefix, client, testing }) {
+export function createS3ClientStorage({ bucket, prefix, client, lockLeaseMs, testing }) {
   const port = sdkPort(client, bucket)
   const create = () => {
-    const config = { bucket, prefix }
+    const config = { bucket, lockLeaseMs, prefix }
     if (testing !== undefined) {
-      config.testing = { refreshMs: testing.timings?.refreshMs ?? 300_000, staleMs: testing.timings?.staleMs ?? 1_200_000 }
+      config.testing = { refreshMs: testing.timings?.refreshMs, staleMs: testing.timings?.staleMs }
     }
     return s3StorageCreateForClient(JSON.stringify(config), port.call)
   }

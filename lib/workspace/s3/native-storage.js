@@ -163,8 +163,12 @@ export function createS3LeaseStorage({ beforeCall, bucket, create, hostError, pr
   })
 }
 
-/** A WorkspaceStorageAdapter over the native client for `{bucket, prefix, config}`. */
-export function createS3NativeStorage({ bucket, prefix, config }) {
+/**
+ * A WorkspaceStorageAdapter over the native client for `{bucket, prefix, config}`;
+ * `lockLeaseMs` (validated, optional) shortens the lock's lease (crates/aml-s3/src/lease_time.rs).
+ */
+export function createS3NativeStorage({ bucket, prefix, config, lockLeaseMs }) {
   const mapped = nativeS3Config(config)
-  return createS3LeaseStorage({ bucket, create: () => s3StorageCreate(JSON.stringify({ bucket, prefix, ...mapped })), prefix })
+  const create = () => s3StorageCreate(JSON.stringify({ bucket, lockLeaseMs, prefix, ...mapped }))
+  return createS3LeaseStorage({ bucket, create, prefix })
 }

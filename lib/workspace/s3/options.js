@@ -5,6 +5,10 @@ import { tmpdir } from "node:os"
 
 export const S3_DEFAULT_PREFIX = "aml/workspaces"
 const LIMITS = ["maxArchiveBytes", "maxEntries", "maxExtractedBytes"]
+// `lockLeaseMs` bounds (crates/aml-s3/src/lease_time.rs): at least 1 s, at most the
+// reference's 20-minute stale time.
+const MIN_LOCK_LEASE_MS = 1_000
+const MAX_LOCK_LEASE_MS = 1_200_000
 
 // Provider option validators reject "\0" on top of the normalized-string rule.
 function isNormalizedOption(value) {
@@ -50,9 +54,16 @@ export function validateS3WorkspaceOptions(options) {
     if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`S3 Workspace ${label} must be a positive safe integer`)
     limits[label] = value
   }
+  const { lockLeaseMs } = options
+  if (lockLeaseMs !== undefined) {
+    if (!Number.isSafeInteger(lockLeaseMs) || lockLeaseMs < MIN_LOCK_LEASE_MS || lockLeaseMs > MAX_LOCK_LEASE_MS) {
+      throw new RangeError(`S3 Workspace lockLeaseMs must be an integer from ${MIN_LOCK_LEASE_MS} to ${MAX_LOCK_LEASE_MS}`)
+    }
+  }
   const temporaryDirectory = options.temporaryDirectory === undefined ? tmpdir() : options.temporaryDirectory
   if (!isNormalizedOption(temporaryDirectory)) {
     throw new TypeError("S3 Workspace temporaryDirectory must be a non-empty normalized string")
   }
-  return { bucket, client, config, prefix, format, ...limits, temporaryDirectory }
+  const lease = lockLeaseMs === undefined ? {} : { lockLeaseMs }
+  return { bucket, client, config, prefix, format, ...limits, ...lease, temporaryDirectory }
 }

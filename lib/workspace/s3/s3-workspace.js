@@ -10,11 +10,11 @@ import { createPersistentWorkspaceProvider } from "../persistence.js"
 
 export function s3Workspace(options) {
   const checked = validateS3WorkspaceOptions(options)
-  const { bucket, client, config, prefix } = checked
+  const { bucket, client, config, lockLeaseMs, prefix } = checked
   const storage =
     client !== undefined
-      ? createS3ClientStorage({ bucket, client, prefix })
-      : createS3NativeStorage({ bucket, config, prefix })
+      ? createS3ClientStorage({ bucket, client, lockLeaseMs, prefix })
+      : createS3NativeStorage({ bucket, config, lockLeaseMs, prefix })
   return createPersistentWorkspaceProvider({
     format: checked.format,
     maxArchiveBytes: checked.maxArchiveBytes,
