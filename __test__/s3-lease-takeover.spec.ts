@@ -129,7 +129,11 @@ describe("a dead holder's S3 Workspace on another host (lockLeaseMs)", () => {
 
       // Kill the holder right after one of its renewals, so a whole lease lies ahead.
       const renewed = await lockUpdatedAt(bucket, id)
-      while ((await lockUpdatedAt(bucket, id)) === renewed) await delay(50)
+      const renewalDeadline = Date.now() + EVENT_GUARD_MS
+      while ((await lockUpdatedAt(bucket, id)) === renewed) {
+        if (Date.now() > renewalDeadline) throw new Error(`the holder did not renew within ${EVENT_GUARD_MS} ms (lease ${LEASE_MS} ms)`)
+        await delay(50)
+      }
       const pid = workerPid(holder)
       process.kill(pid, "SIGKILL")
       await holder.exited

@@ -58,8 +58,8 @@ export const GROUPS = {
     setup: ["bash", [join(root, "scripts", "install-arm64.sh")]],
   },
   root: {
-    what: "the Sandbox MCP relay specs in a network namespace and in a private dockerd",
-    needs: "root (unshare -n for a network namespace; a private dockerd of its own)",
+    what: "the Sandbox MCP relay specs in a network namespace and in a private dockerd, and the S3 lease takeover across PID namespaces",
+    needs: "root (unshare -n for a network namespace, unshare --pid for PID namespaces; a private dockerd of its own)",
     available: () => isRoot(),
     setup: undefined,
   },
