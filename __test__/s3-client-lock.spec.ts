@@ -51,14 +51,16 @@ async function setUp(options: { client?: S3Client; clock?: Clock; refreshMs?: nu
 }
 
 describe("S3 Workspace lock over an AWS SDK S3Client (moto)", () => {
-  it("writes {token, updatedAt, holder}; a second owner gets WorkspaceConflictError; release deletes it", async () => {
+  it("writes {token, updatedAt, leaseMs, holder}; a second owner gets WorkspaceConflictError; release deletes it", async () => {
     const { make, lock } = await setUp()
     const storage = make()
     const lease = await storage.acquire(request)
     const record = await lock()
-    // The TypeScript SDK's {token, updatedAt}, plus who holds it (issue 22: a crashed holder
-    // of this machine is taken over at once).
-    expect(Object.keys(record)).toEqual(["token", "updatedAt", "holder"])
+    // The TypeScript SDK's {token, updatedAt}, plus the lease its holder renews by (issue 34 §6:
+    // the reference's 20 minutes unless lockLeaseMs says otherwise) and who holds it (issue 22:
+    // a crashed holder of this machine is taken over at once).
+    expect(Object.keys(record)).toEqual(["token", "updatedAt", "leaseMs", "holder"])
+    expect(record.leaseMs).toBe(1_200_000)
     expect(new Date(record.updatedAt).toISOString()).toBe(record.updatedAt)
     expect(record.holder).toMatchObject({ pid: process.pid })
     expect(Object.keys(record.holder).sort()).toEqual(["bootId", "hostname", "pid", "pidNamespace", "startTime"])
