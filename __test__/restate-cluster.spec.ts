@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { startCluster, type ClusterNode, type RestateCluster } from "./support/restate-cluster.js"
 import { startRecorder, type Recorded, type Recorder } from "./support/restate-recorder.js"
-import { startProxy, startWorker, workerSecret, type Proxy, type Worker } from "./support/restate.js"
+import { livePorts, startProxy, startWorker, workerSecret, type Proxy, type Worker } from "./support/restate.js"
 import { testNeeding } from "./support/test-groups.js"
 
 // Needs Node 22 for the workers (scripts/test-groups.js): skipped, and named so, where it is missing.
@@ -106,7 +106,7 @@ beforeAll(async () => {
   writeFileSync(callLog, "")
   cluster = await startCluster()
   recorder = await startRecorder(cluster.ingress, workerSecret, onRecorded)
-  proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
+  proxy = await startProxy(() => livePorts(workers))
   await workerPair("")
   // Through one node's admin API; the deployment is cluster metadata, replicated to all three.
   await cluster.register(proxy.uri)

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { startMoto, type Moto } from "./support/moto.js"
 import { startRecorder, type Recorded, type Recorder } from "./support/restate-recorder.js"
-import { startProxy, startRestate, startWorker, workerSecret, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
+import { livePorts, startProxy, startRestate, startWorker, workerSecret, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
 import { testNeeding } from "./support/test-groups.js"
 
 // Needs the moto S3 server and Node 22 (scripts/test-groups.js): skipped, and named so, where this machine lacks them.
@@ -98,7 +98,7 @@ beforeAll(async () => {
   server = await startRestate({ RESTATE_WORKER__INVOKER__ABORT_TIMEOUT: "1s", RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: "1s" })
   recorder = await startRecorder(server.ingress, workerSecret, logRecorded)
   recorderUrl = recorder.url
-  proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
+  proxy = await startProxy(() => livePorts(workers))
   await workerPair("")
   await server.register(proxy.uri)
 }, 180_000)

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { startRecorder, type Recorded, type Recorder } from "./support/restate-recorder.js"
-import { startProxy, startRestate, startWorker, workerSecret, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
+import { livePorts, startProxy, startRestate, startWorker, workerSecret, type Proxy, type RestateServer, type Worker } from "./support/restate.js"
 import { testNeeding } from "./support/test-groups.js"
 
 // Needs Node 22 (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
@@ -79,7 +79,7 @@ beforeAll(async () => {
     records.push(recorded)
     await onRecord?.(recorded)
   })
-  proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
+  proxy = await startProxy(() => livePorts(workers))
   const env = { CALL_LOG: callLog, INGRESS: recorder.url, RESTATE_LOGGING: "ERROR", VERSION_FILE: versionFile }
   workers = [await startWorker(script, env), await startWorker(script, env)]
   await server.register(proxy.uri)

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 
 import { Agent, AmlRuntime, createMemoryJournal, evaluate } from "../index.js"
 import { jsx } from "../jsx-runtime/index.js"
-import { startProxy, startRestate, startWorker } from "../scripts/restate-local.js"
+import { livePorts, startProxy, startRestate, startWorker } from "../scripts/restate-local.js"
 import { startIngressHop } from "./ingress-hop.js"
 
 const AGENTS = 200
@@ -88,7 +88,7 @@ async function largeJournal() {
   const script = fileURLToPath(new URL("./durable-worker.mjs", import.meta.url))
   const env = { INGRESS: hop.url, RESTATE_LOGGING: "ERROR" }
   let workers = []
-  const proxy = await startProxy(() => workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port))
+  const proxy = await startProxy(() => livePorts(workers))
   const run = async (n) => {
     const id = `large-${process.pid}-${Math.random().toString(36).slice(2)}`
     const sent = await fetch(`${server.ingress}/Large/${id}/run/send`, { body: JSON.stringify({ n }), headers: { "content-type": "application/json" }, method: "POST" })

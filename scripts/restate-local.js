@@ -159,6 +159,11 @@ export async function startWorker(script, env) {
 }
 
 
+/** The ports of the workers in `workers` that are still running, first first (for startProxy). */
+export function livePorts(workers) {
+  return workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null).map((worker) => worker.port)
+}
+
 /**
  * One loopback address in front of several workers: each new connection goes to the first
  * port in `ports()` that accepts it (HTTP/2 cleartext passes through unchanged).

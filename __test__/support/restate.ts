@@ -36,5 +36,7 @@ export const freePort: () => Promise<number> = local.freePort
 export const startRestate: (env?: Record<string, string>) => Promise<RestateServer> = local.startRestate
 export const startWorker: (script: string, env: Record<string, string>) => Promise<Worker> = local.startWorker
 export const startProxy: (ports: () => number[]) => Promise<Proxy> = local.startProxy
+/** The ports of the still-running workers, first first (for startProxy). */
+export const livePorts: (workers: Worker[]) => number[] = local.livePorts
 /** The journal secret every worker started by startWorker shares. */
 export const workerSecret: string = local.workerSecret
