@@ -40,7 +40,7 @@ pub fn acp_session_start_external(config: String, id: String) -> Result<u32> {
 #[napi(ts_return_type = "Promise<boolean>")]
 pub fn acp_external_feed(env: &Env, handle: u32, which: u32, chunk: Buffer) -> Result<Object<'_>> {
     let port = guard(|| port(handle))?;
-    let bytes = chunk.to_vec();
+    let bytes = guard(|| Ok(chunk.to_vec()))?;
     let fed = async move { Ok(port.feed(pipe(which), bytes).await) };
     spawn_promise(env, fed, |_, ok| Ok(ok))
 }

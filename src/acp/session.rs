@@ -256,11 +256,14 @@ fn write_events(events: Vec<Event>) -> String {
 #[napi(ts_return_type = "Promise<string>")]
 pub fn acp_session_next(env: &Env, handle: u32, detail: u32) -> Result<Object<'_>> {
     let session = guard(|| session(handle))?;
-    session.set_detail(match detail {
-        0 => Detail::None,
-        1 => Detail::Metadata,
-        _ => Detail::Full,
-    });
+    guard(|| {
+        session.set_detail(match detail {
+            0 => Detail::None,
+            1 => Detail::Metadata,
+            _ => Detail::Full,
+        });
+        Ok(())
+    })?;
     let next = async move { Ok(write_events(session.next(BATCH).await)) };
     spawn_promise(env, next, |_, text| Ok(text))
 }

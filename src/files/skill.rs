@@ -203,7 +203,7 @@ pub fn skill_package_stage<'env>(
     cancellation: Option<u32>,
 ) -> Result<Object<'env>> {
     let token = guard(|| cancel_token(cancellation))?;
-    let inner = snapshot.inner.clone();
+    let inner = guard(|| Ok(snapshot.inner.clone()))?;
     let run = blocking(move || {
         let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
         aml_files::stage_package(&inner, &PathBuf::from(root), &cancelled)
@@ -214,8 +214,10 @@ pub fn skill_package_stage<'env>(
 /// Removes a staged root (a missing one is fine); resolves `null` or a [`SkillFault`].
 #[napi(ts_return_type = "Promise<SkillFault | null>")]
 pub fn skill_package_remove(env: &Env, root: String) -> Result<Object<'_>> {
-    let path = PathBuf::from(root);
-    let run = blocking(move || aml_files::remove_staged(&path).map_err(|error| (path, error)));
+    let run = blocking(move || {
+        let path = PathBuf::from(root);
+        aml_files::remove_staged(&path).map_err(|error| (path, error))
+    });
     spawn_promise(env, run, |_, result| {
         Ok(result.err().map(|(path, error)| SkillFault {
             real: Some(path.to_string_lossy().into_owned()),

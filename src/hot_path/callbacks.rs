@@ -9,7 +9,7 @@ use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Env, Error, Result};
 use napi_derive::napi;
 
-use crate::boundary::guard::engine_error;
+use crate::boundary::guard::{engine_error, guard};
 use crate::boundary::registry;
 use crate::evaluation::spans::{attrs, span_id};
 use crate::hot_path::raw_call::{
@@ -374,5 +374,5 @@ impl ToNapiValue for RawValue {
 #[napi(ts_return_type = "Record<string, (...args: any[]) => any>")]
 pub fn hot_path(env: Env) -> Result<RawValue> {
     // SAFETY: `env` is the env of this call; the table's functions are plain callbacks.
-    unsafe { function_table(env.raw(), CALLBACKS) }.map(RawValue)
+    guard(|| unsafe { function_table(env.raw(), CALLBACKS) }.map(RawValue))
 }

@@ -13,7 +13,7 @@ use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result};
 use napi_derive::napi;
 
-use crate::boundary::guard::engine_error;
+use crate::boundary::guard::{engine_error, guard};
 use crate::boundary::registry;
 use crate::hot_path::raw_call::{
     args, bool_arg, f64_arg, f64_value, function_table, is_nullish, read_string, respond,
@@ -439,5 +439,5 @@ impl ToNapiValue for RawValue {
 #[napi(ts_return_type = "Record<string, (...args: any[]) => any>")]
 pub fn journal_hot_path(env: napi::Env) -> Result<RawValue> {
     // SAFETY: `env` is the env of this call; the table's functions are plain callbacks.
-    unsafe { function_table(env.raw(), CALLBACKS) }.map(RawValue)
+    guard(|| unsafe { function_table(env.raw(), CALLBACKS) }.map(RawValue))
 }

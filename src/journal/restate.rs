@@ -128,7 +128,7 @@ fn failure(journal: &IngressJournal, error: &IngressError) -> String {
 /// `{"entries": [...], "ignored": n}` or a failure.
 #[napi(ts_return_type = "Promise<string>")]
 pub fn restate_journal_load(env: &Env, handle: u32) -> Result<Object<'_>> {
-    let journal = journal(handle)?;
+    let journal = guard(|| journal(handle))?;
     spawn_promise(
         env,
         async move {
@@ -147,7 +147,7 @@ pub fn restate_journal_load(env: &Env, handle: u32) -> Result<Object<'_>> {
 /// Records one entry (JSON text); resolves with null once Restate stored it, or a failure.
 #[napi(ts_return_type = "Promise<string | null>")]
 pub fn restate_journal_record(env: &Env, handle: u32, entry: String) -> Result<Object<'_>> {
-    let journal = journal(handle)?;
+    let journal = guard(|| journal(handle))?;
     spawn_promise(
         env,
         async move {

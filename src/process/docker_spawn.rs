@@ -76,7 +76,7 @@ pub fn docker_spawn_read(env: &Env, handle: u32, stream: u32) -> Result<Object<'
 #[napi(ts_return_type = "Promise<DockerOutcome>")]
 pub fn docker_spawn_write(env: &Env, handle: u32, bytes: Buffer) -> Result<Object<'_>> {
     let child = guard(|| spawned(handle))?;
-    let bytes = bytes.to_vec();
+    let bytes = guard(|| Ok(bytes.to_vec()))?;
     let work = async move {
         let written = child.write(&bytes).await;
         Ok(outcome(written.map(|open| {

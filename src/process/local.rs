@@ -158,7 +158,7 @@ pub fn process_spawn(
     timeout_ms: Option<f64>,
     output_limit: Option<f64>,
 ) -> Result<Object<'_>> {
-    let options = options(cwd, child_env, timeout_ms, output_limit);
+    let options = guard(|| Ok(options(cwd, child_env, timeout_ms, output_limit)))?;
     let started = async move {
         Ok(match aml_process::spawn(&command, &args, options).await {
             Ok(mut process) => {
@@ -221,7 +221,7 @@ pub fn process_close_output(handle: u32, stream: u32) -> Result<()> {
 #[napi(ts_return_type = "Promise<void>")]
 pub fn process_write(env: &Env, handle: u32, data: Buffer) -> Result<Object<'_>> {
     let entry = guard(|| entry(handle))?;
-    let bytes = data.to_vec();
+    let bytes = guard(|| Ok(data.to_vec()))?;
     let write = async move {
         entry
             .stdin

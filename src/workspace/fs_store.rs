@@ -15,6 +15,7 @@ use napi_derive::napi;
 
 use super::outcome::{done, insert, lookup, remove, Table, WorkspaceOutcome};
 use crate::boundary::async_runtime::spawn_promise;
+use crate::boundary::guard::guard;
 
 static FS_LEASES: LazyLock<Mutex<Table<FilesystemLease>>> =
     LazyLock::new(|| Mutex::new(Table::new()));
@@ -88,7 +89,7 @@ pub fn filesystem_storage_write(
     absent: bool,
     version: Option<String>,
 ) -> Result<Object<'_>> {
-    let bytes = body.to_vec();
+    let bytes = guard(|| Ok(body.to_vec()))?;
     let run = async move {
         Ok(done(
             async {

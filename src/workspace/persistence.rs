@@ -142,7 +142,7 @@ pub fn workspace_filesystem_acquire(
     load: Option<String>,
     cancel: u32,
 ) -> Result<Object<'_>> {
-    let cancel = cancellation(cancel);
+    let cancel = guard(|| Ok(cancellation(cancel)))?;
     let run = async move {
         Ok(done(
             async {
@@ -168,8 +168,8 @@ pub fn workspace_js_acquire(
     load: Option<String>,
     cancel: u32,
 ) -> Result<Object<'_>> {
-    let lease = JsLease::new(lease)?;
-    let cancel = cancellation(cancel);
+    let lease = guard(|| JsLease::new(lease))?;
+    let cancel = guard(|| Ok(cancellation(cancel)))?;
     let run = async move {
         Ok(done(
             materialize(Box::new(lease), options, load, cancel).await,
@@ -182,7 +182,7 @@ pub fn workspace_js_acquire(
 /// `revision_id` of the outcome is the published revision.
 #[napi(ts_return_type = "Promise<WorkspaceOutcome>")]
 pub fn workspace_save(env: &Env, session: u32, request: String, cancel: u32) -> Result<Object<'_>> {
-    let cancel = cancellation(cancel);
+    let cancel = guard(|| Ok(cancellation(cancel)))?;
     let run = async move {
         Ok(done(
             async {

@@ -333,16 +333,18 @@ pub fn s3_lease_write(
     condition: Option<String>,
     content_type: Option<String>,
 ) -> Result<Object<'_>> {
-    let bytes = bytes::Bytes::from(body.to_vec());
-    let condition = condition
-        .and_then(|json| serde_json::from_str::<Value>(&json).ok())
-        .and_then(|value| match value["kind"].as_str() {
-            Some("absent") => Some(WriteCondition::Absent),
-            Some("version") => value["version"]
-                .as_str()
-                .map(|v| WriteCondition::Version(v.into())),
-            _ => None,
-        });
+    let (bytes, condition) = guard(|| {
+        let condition = condition
+            .and_then(|json| serde_json::from_str::<Value>(&json).ok())
+            .and_then(|value| match value["kind"].as_str() {
+                Some("absent") => Some(WriteCondition::Absent),
+                Some("version") => value["version"]
+                    .as_str()
+                    .map(|v| WriteCondition::Version(v.into())),
+                _ => None,
+            });
+        Ok((bytes::Bytes::from(body.to_vec()), condition))
+    })?;
     run(env, async move {
         let lease = get(&LEASES, lease)?;
         let version = lease

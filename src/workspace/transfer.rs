@@ -13,6 +13,7 @@ use napi::{Env, Error, Result};
 use napi_derive::napi;
 
 use crate::boundary::async_runtime::spawn_promise;
+use crate::boundary::guard::guard;
 
 /// The archive bytes, or the failure's message (and its cause's, when it has one).
 #[napi(object)]
@@ -44,12 +45,12 @@ pub fn sandbox_transfer_pack(
     max_bytes: f64,
     max_entries: f64,
 ) -> Result<Object<'_>> {
-    let limits = SnapshotLimits {
-        max_entries: max_entries as u64,
-        max_bytes: u64::MAX,
-        extra_entries: 0,
-    };
     let work = blocking(move || {
+        let limits = SnapshotLimits {
+            max_entries: max_entries as u64,
+            max_bytes: u64::MAX,
+            extra_entries: 0,
+        };
         aml_workspace::transfer::pack_tree(&PathBuf::from(root), limits, max_bytes as u64)
     });
     spawn_promise(env, work, |_, result| {
@@ -73,12 +74,12 @@ pub fn sandbox_transfer_mirror(
     max_extracted_bytes: f64,
     max_entries: f64,
 ) -> Result<Object<'_>> {
-    let bytes = archive.to_vec();
-    let limits = ExtractLimits {
-        max_entries: max_entries as u64,
-        max_extracted_bytes: max_extracted_bytes as u64,
-    };
+    let bytes = guard(|| Ok(archive.to_vec()))?;
     let work = blocking(move || {
+        let limits = ExtractLimits {
+            max_entries: max_entries as u64,
+            max_extracted_bytes: max_extracted_bytes as u64,
+        };
         aml_workspace::transfer::mirror_archive(&bytes, &PathBuf::from(dest), limits)
     });
     spawn_promise(env, work, |_, result| {
