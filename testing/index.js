@@ -2,6 +2,7 @@
 // (INVENTORY §1.20). Kept out of the root entry so production imports never load them.
 
 import { captureAgentProvider } from "../lib/core/provider-shape.js"
+import { isNormalized } from "../lib/core/normalized.js"
 
 export { DeterministicSandboxProvider, sandboxProviderConformance } from "./sandbox.js"
 export { nativeScriptedProvider } from "./native-scripted-provider.js"
@@ -22,7 +23,7 @@ export class DeterministicAgentProvider {
     if (typeof name !== "string" || name.length === 0) {
       throw new TypeError("Deterministic Agent provider name must not be empty")
     }
-    if (name !== name.trim()) throw new TypeError("Deterministic Agent provider name must already be normalized")
+    if (!isNormalized(name)) throw new TypeError("Deterministic Agent provider name must already be normalized")
     if (maxRecordedCalls !== Infinity && !(Number.isSafeInteger(maxRecordedCalls) && maxRecordedCalls >= 0)) {
       throw new TypeError("Deterministic Agent provider maxRecordedCalls must be a non-negative integer or Infinity")
     }

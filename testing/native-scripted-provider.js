@@ -11,11 +11,12 @@ import {
   nativeScriptRun,
 } from "../lib/core/native.js"
 import { lendTools } from "../lib/tools/native-dispatch.js"
+import { isNormalized } from "../lib/core/normalized.js"
 
 function readPlan(plan) {
   if (typeof plan !== "object" || plan === null) throw new TypeError("nativeScriptedProvider plan must be an object")
   const { concurrent = false, name = "native-scripted", steps } = plan
-  if (typeof name !== "string" || name.length === 0 || name !== name.trim()) {
+  if (!isNormalized(name)) {
     throw new TypeError("nativeScriptedProvider name must be a non-empty normalized string")
   }
   // Rust parses the script on every run; checking once here makes a bad plan fail at

@@ -3,6 +3,7 @@
 
 import { captureSandboxProvider } from "../lib/core/provider-shape.js"
 import { acceptLease } from "../lib/sandbox/lease.js"
+import { isNormalized } from "../lib/core/normalized.js"
 
 const ENCODER = new TextEncoder()
 
@@ -45,7 +46,7 @@ export class DeterministicSandboxProvider {
     if (typeof name !== "string" || name.length === 0) {
       throw new TypeError("Deterministic Sandbox provider name must not be empty")
     }
-    if (name !== name.trim()) throw new TypeError("Deterministic Sandbox provider name must already be normalized")
+    if (!isNormalized(name)) throw new TypeError("Deterministic Sandbox provider name must already be normalized")
     this.name = name
     this.#createHandle = createHandle
     this.#exec = exec

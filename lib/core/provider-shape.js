@@ -3,6 +3,8 @@
 // INVENTORY RT-1 / PA-2, and returns a frozen capture: later mutation of the provider object
 // cannot change what the runtime calls.
 
+import { isNormalized } from "./normalized.js"
+
 function captureNamed(provider, label, method) {
   if (typeof provider !== "object" || provider === null) {
     throw new TypeError(`${label} provider must be an object`)
@@ -11,7 +13,7 @@ function captureNamed(provider, label, method) {
   if (typeof name !== "string" || name.length === 0) {
     throw new TypeError(`${label} provider name must be a non-empty string`)
   }
-  if (name !== name.trim()) throw new TypeError(`${label} provider name must already be normalized`)
+  if (!isNormalized(name)) throw new TypeError(`${label} provider name must already be normalized`)
   const fn = provider[method]
   if (typeof fn !== "function") throw new TypeError(`${label} provider ${method} must be a function`)
   return { fn, name }

@@ -6,6 +6,7 @@
 // text (a prop may hold a secret); numbers and booleans are shown, they say what went wrong.
 
 import { EvaluationError } from "./errors.js"
+import { isNormalized } from "../core/normalized.js"
 
 const RECEIVED = Symbol.for("@aml-jsx/sdk/received-type")
 
@@ -16,7 +17,7 @@ export function describeReceived(value) {
   switch (typeof value) {
     case "string":
       if (value.length === 0) return "an empty string"
-      return value === value.trim() ? "a string" : "a string with leading or trailing whitespace"
+      return isNormalized(value) ? "a string" : "a string with leading or trailing whitespace"
     case "number":
     case "boolean":
       return `a ${typeof value} (${String(value)})`

@@ -6,6 +6,8 @@
 // Shared by <Sandbox> and sandboxProviderConformance (testing/), so a provider that passes
 // conformance is accepted by the runtime with the same rules.
 
+import { isNormalized } from "../core/normalized.js"
+
 function isObject(value) {
   return (typeof value === "object" || typeof value === "function") && value !== null
 }
@@ -51,7 +53,7 @@ function captureIdentity(label, lease, release) {
   }
   // Lease ids name the lease in release errors and traces: a non-empty string without
   // surrounding whitespace (so "a" and " a" can never name two different leases).
-  if (typeof id !== "string" || id.length === 0 || id !== id.trim()) {
+  if (!isNormalized(id)) {
     throw new TypeError(`${label} returned a lease with an invalid id`)
   }
   return { handle, id, release, runtime: validateSandboxRuntime(label, runtime), target: lease }

@@ -25,14 +25,12 @@ import { EvaluationError, TOOLS_ONLY_ACTIVE, ToolInputError, ToolOutputError } f
 import { captureSchema, generateJsonSchema, requireJsonSchema, validate, validateMasked } from "../schema/standard-schema.js"
 import { snapshotJson } from "../schema/stable-json.js"
 import { settle } from "../core/thenable.js"
+import { isNormalized } from "../core/normalized.js"
 import { raceSignal } from "./instrumentation.js"
 import { toolRegistry } from "./registry.js"
 
 const EMPTY_INPUT = Object.freeze({})
 
-function isNormalized(value) {
-  return typeof value === "string" && value.length > 0 && value === value.trim()
-}
 
 class ToolPipeline {
   constructor(name, inputSchema, outputSchema, execute) {

@@ -10,6 +10,9 @@
 // A lease that fails step 3 is released exactly once before its error is reported; a
 // cancellation that arrived before or during that release is reported first.
 
+// Ids and paths are compared verbatim, so they must be normalized strings.
+import { isNormalized as isExact } from "../core/normalized.js"
+
 function isObject(value) {
   return (typeof value === "object" || typeof value === "function") && value !== null
 }
@@ -25,10 +28,6 @@ function readMethod(label, lease, key) {
   return fn
 }
 
-/** A non-empty string without surrounding whitespace (ids and paths are compared verbatim). */
-function isExact(value) {
-  return typeof value === "string" && value.length > 0 && value === value.trim()
-}
 
 function readMaterialization(label, lease, release) {
   const save = readMethod(label, lease, "save")

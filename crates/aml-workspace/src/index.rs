@@ -241,6 +241,17 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    #[test]
+    fn revision_ids_use_javascripts_white_space() {
+        // JavaScript's trim keeps U+0085 and removes U+FEFF; Rust's `trim` does the opposite.
+        // A revision id the JS side accepts must be accepted here, and the reverse.
+        assert!(is_revision_id("\u{85}r"));
+        assert!(is_revision_id("r\u{85}"));
+        assert!(!is_revision_id("\u{FEFF}r"));
+        assert!(!is_revision_id("r\u{FEFF}"));
+        assert!(!is_revision_id(" r"));
+    }
+
     fn revision(id: &str) -> String {
         format!(
             r#"{{"createdAt":"2026-07-30T02:11:04.822Z","format":"archive","id":"{id}","path":"revisions/{id}.tar.gz"}}"#

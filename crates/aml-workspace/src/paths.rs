@@ -42,8 +42,10 @@ pub fn storage_segment(id: &str) -> String {
 pub const MAX_SEGMENT_BYTES: usize = 200;
 
 /// Whether `id` is a non-empty normalized string (no surrounding white space) without NUL.
+/// White space is JavaScript's (`aml_text`), not Rust's `trim`: the two disagree on U+0085
+/// and U+FEFF, and an id must pass or fail alike on both sides of the binding.
 pub fn is_normalized(value: &str) -> bool {
-    !value.is_empty() && value == value.trim() && !value.contains('\0')
+    aml_text::is_normalized(value) && !value.contains('\0')
 }
 
 /// A storage object path: relative, `/`-separated, no empty, `.` or `..` segment, no

@@ -3,15 +3,14 @@
 // the native session. The documents give no texts for a malformed profile or launch; the
 // TypeErrors below are ours (docs/ACP.md lists them).
 
+import { isNormalized as normalizedName } from "../../core/normalized.js"
+
 const POLICIES = new Set(["allow_once", "allow_always", "reject_once", "reject_always"])
 
 function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value)
 }
 
-function normalizedName(value) {
-  return typeof value === "string" && value.length > 0 && value === value.trim()
-}
 
 /** Captures a profile once (each member read a single time). */
 export function readProfile(profile) {

@@ -1,9 +1,10 @@
 // Option capture shared by the built-in ACP profiles (INVENTORY BA-1…BA-5): every factory is
 // synchronous, does no I/O, reads each option once and throws the profile's TypeErrors.
 
-export function isNormalized(value) {
-  return typeof value === "string" && value.length > 0 && value === value.trim() && !value.includes("\0")
-}
+import { isNormalizedName } from "../../core/normalized.js"
+
+/** Profile options name programs, files and models: normalized and without NUL. */
+export const isNormalized = isNormalizedName
 
 /** `options ?? {}` as a plain record, or `<Label> Agent options must be an object`. */
 export function readOptions(options, label) {

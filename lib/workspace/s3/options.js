@@ -3,6 +3,9 @@
 
 import { tmpdir } from "node:os"
 
+// Provider option validators reject "\0" on top of the normalized-string rule.
+import { isNormalizedName as isNormalizedOption } from "../../core/normalized.js"
+
 export const S3_DEFAULT_PREFIX = "aml/workspaces"
 const LIMITS = ["maxArchiveBytes", "maxEntries", "maxExtractedBytes"]
 // `lockLeaseMs` bounds (crates/aml-s3/src/lease_time.rs): at least 1 s, at most the
@@ -10,10 +13,6 @@ const LIMITS = ["maxArchiveBytes", "maxEntries", "maxExtractedBytes"]
 const MIN_LOCK_LEASE_MS = 1_000
 const MAX_LOCK_LEASE_MS = 1_200_000
 
-// Provider option validators reject "\0" on top of the normalized-string rule.
-function isNormalizedOption(value) {
-  return typeof value === "string" && value.length > 0 && value === value.trim() && !value.includes("\0")
-}
 
 function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value)

@@ -1,0 +1,70 @@
+// docs/ARCHITECTURE.md's "one implementation per rule", checked where a second copy has a
+// recognisable shape: each rule below names the one file that implements it and a pattern
+// that an inline copy would match. `node scripts/check-rules.js` lists copies found elsewhere;
+// __test__/single-rule.spec.ts runs it.
+import { readFileSync, readdirSync } from "node:fs"
+import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+export const RULES = [
+  {
+    rule: "normalized string (JS)",
+    home: ["lib/core/normalized.js"],
+    dirs: ["lib", "testing", "restate", "bin"],
+    ext: ".js",
+    // `x === x.trim()` / `x !== x.trim()`: the comparison that defines the rule.
+    pattern: /\b([\w.]+) [!=]== \1\.trim\(\)/,
+  },
+  {
+    rule: "normalized string (Rust)",
+    home: ["crates/aml-text/src/lib.rs"],
+    dirs: ["crates", "src"],
+    ext: ".rs",
+    // Rust's own `trim` compared with the value: a different white-space set from JavaScript's.
+    pattern: /\b(\w+) == \1\.trim\(\)|\.trim\(\) == \w+\b/,
+  },
+]
+
+function walk(dir, ext, out = []) {
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return out
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) {
+      if (entry.name !== "node_modules" && entry.name !== "target") walk(path, ext, out)
+    } else if (path.endsWith(ext)) out.push(path)
+  }
+  return out
+}
+
+/** Lines that copy a rule outside its home: `file:line rule`. */
+export function copies(rules = RULES) {
+  const found = []
+  for (const { dirs, ext, home, pattern, rule } of rules) {
+    for (const dir of dirs) {
+      for (const file of walk(join(root, dir), ext)) {
+        const name = relative(root, file)
+        if (home.includes(name)) continue
+        readFileSync(file, "utf8")
+          .split("\n")
+          .forEach((line, index) => {
+            if (!line.trimStart().startsWith("//") && pattern.test(line)) found.push(`${name}:${index + 1} ${rule}`)
+          })
+      }
+    }
+  }
+  return found
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const found = copies()
+  for (const line of found) console.log(line)
+  console.log(`${RULES.length} rules, ${found.length} copies outside their home`)
+  process.exitCode = found.length === 0 ? 0 : 1
+}
