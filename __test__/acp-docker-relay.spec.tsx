@@ -14,7 +14,6 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Sandbox, Tool, defineTool, dockerSandbox, evaluate } from "@aml-jsx/sdk"
 
-import { acpTestLimits } from "../lib/agents/acp/provider.js"
 import { liveAcpBridges, liveAcpRelays, liveAcpSessions } from "../lib/core/native.js"
 import { SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
 import { NODE_IMAGE, buildNodeImage } from "./support/docker-node-image.js"
@@ -34,13 +33,14 @@ beforeAll(async () => {
   buildNodeImage(daemon.docker)
   // dockerSandbox() reads DOCKER_HOST at each acquisition; this fork only.
   process.env.DOCKER_HOST = daemon.host
-  acpTestLimits.cancelGraceMs = 300
-  acpTestLimits.killGraceMs = 300
+  // Agents stopped here get 300 ms to honour a cancel and to exit (docs/ACP.md, settings).
+  process.env.AML_ACP_CANCEL_GRACE_MS = "300"
+  process.env.AML_ACP_KILL_GRACE_MS = "300"
 }, 300_000)
 
 afterAll(async () => {
-  acpTestLimits.cancelGraceMs = undefined
-  acpTestLimits.killGraceMs = undefined
+  delete process.env.AML_ACP_CANCEL_GRACE_MS
+  delete process.env.AML_ACP_KILL_GRACE_MS
   if (previousHost === undefined) delete process.env.DOCKER_HOST
   else process.env.DOCKER_HOST = previousHost
   await daemon?.stop()

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 import { Agent, AmlRuntime, EvaluationError, Mcp, defineAcpAgentProvider, defineMcpServer } from "@aml-jsx/sdk"
 
-import { acpTestLimits } from "../lib/agents/acp/provider.js"
 import { liveAcpSessions } from "../lib/core/native.js"
 import { outline, SCRIPTED_AGENT, scriptedAcp } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
@@ -14,12 +13,13 @@ import { expectAllGone, exists } from "./support/processes.js"
 import { traced } from "./support/trace.js"
 
 beforeAll(() => {
-  acpTestLimits.cancelGraceMs = 300
-  acpTestLimits.killGraceMs = 300
+  // Agents stopped here get 300 ms to honour a cancel and to exit (docs/ACP.md, settings).
+  process.env.AML_ACP_CANCEL_GRACE_MS = "300"
+  process.env.AML_ACP_KILL_GRACE_MS = "300"
 })
 afterAll(() => {
-  acpTestLimits.cancelGraceMs = undefined
-  acpTestLimits.killGraceMs = undefined
+  delete process.env.AML_ACP_CANCEL_GRACE_MS
+  delete process.env.AML_ACP_KILL_GRACE_MS
 })
 
 /** The provider error behind the Agent failure (`Agent "<name>" (span-1) failed`). */

@@ -16,7 +16,6 @@ import { z } from "zod"
 import { Agent, AmlRuntime, Sandbox, Tool, defineTool, evaluate } from "@aml-jsx/sdk"
 import { DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 
-import { acpTestLimits } from "../lib/agents/acp/provider.js"
 import { liveAcpBridges, liveAcpRelays, liveAcpSessions } from "../lib/core/native.js"
 import { scriptedAcp, type LaunchOverrides } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
@@ -27,12 +26,13 @@ import { hasGroup, titleNeeding } from "./support/test-groups.js"
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), "aml-acp-relay-")))
 mkdirSync(join(workspace, "repo"), { recursive: true })
 beforeAll(() => {
-  acpTestLimits.cancelGraceMs = 300
-  acpTestLimits.killGraceMs = 300
+  // Agents stopped here get 300 ms to honour a cancel and to exit (docs/ACP.md, settings).
+  process.env.AML_ACP_CANCEL_GRACE_MS = "300"
+  process.env.AML_ACP_KILL_GRACE_MS = "300"
 })
 afterAll(() => {
-  acpTestLimits.cancelGraceMs = undefined
-  acpTestLimits.killGraceMs = undefined
+  delete process.env.AML_ACP_CANCEL_GRACE_MS
+  delete process.env.AML_ACP_KILL_GRACE_MS
   rmSync(workspace, { force: true, recursive: true })
 })
 

@@ -12,7 +12,6 @@ import { z } from "zod"
 
 import { Agent, AmlRuntime, Sandbox, Tool, defineTool, localSandbox } from "@aml-jsx/sdk"
 
-import { acpTestLimits } from "../lib/agents/acp/provider.js"
 import { liveAcpBridges, liveAcpSessions } from "../lib/core/native.js"
 import { outline, scriptedAcp, withoutSelfExit, type LaunchOverrides } from "./support/acp.js"
 import { rejection } from "./support/errors.js"
@@ -22,12 +21,13 @@ import { traced } from "./support/trace.js"
 const workspace = realpathSync(mkdtempSync(join(tmpdir(), "aml-acp-sandbox-")))
 mkdirSync(join(workspace, "repo", "pkg"), { recursive: true })
 beforeAll(() => {
-  acpTestLimits.cancelGraceMs = 300
-  acpTestLimits.killGraceMs = 300
+  // Agents stopped here get 300 ms to honour a cancel and to exit (docs/ACP.md, settings).
+  process.env.AML_ACP_CANCEL_GRACE_MS = "300"
+  process.env.AML_ACP_KILL_GRACE_MS = "300"
 })
 afterAll(() => {
-  acpTestLimits.cancelGraceMs = undefined
-  acpTestLimits.killGraceMs = undefined
+  delete process.env.AML_ACP_CANCEL_GRACE_MS
+  delete process.env.AML_ACP_KILL_GRACE_MS
   rmSync(workspace, { force: true, recursive: true })
 })
 

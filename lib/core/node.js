@@ -36,7 +36,6 @@ class AmlNode {
   }
 }
 
-export const isNode = AmlNode.is
 export const nodeIdentity = AmlNode.identityOf
 
 // %Object.prototype%, the prototype a plain `{}` gets.

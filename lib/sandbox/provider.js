@@ -7,6 +7,7 @@ import { posix } from "node:path"
 
 import { captureSandboxProvider } from "../core/provider-shape.js"
 import { sandboxCommandCwdProblem } from "../core/native.js"
+import { isTimerDelay } from "../core/timer-delay.js"
 
 /** Validates `implementation` as a SandboxProvider (RT-1 TypeErrors) and shallow-freezes it. */
 export function defineSandboxProvider(implementation) {
@@ -63,7 +64,6 @@ export class AbstractSandboxProvider {
 
 const NUL = "\0"
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
-const MAX_TIMER = 2 ** 31 - 1
 
 function isPlainObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value)
@@ -130,7 +130,7 @@ export class SandboxCommand {
     if (problem === "outside") throw new TypeError("Sandbox command cwd resolves outside its configured root")
     const env = readEnv(options.env)
     const timeoutMs = options.timeoutMs
-    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER)) {
+    if (timeoutMs !== undefined && !isTimerDelay(timeoutMs)) {
       throw new RangeError("Sandbox command timeoutMs must be a positive timer-safe integer")
     }
     const signal = options.signal ?? request.signal

@@ -14,10 +14,6 @@ import { EvaluationError } from "../errors/errors.js"
 import { skillSourceRead } from "../core/native.js"
 import { fsError, nativeRead } from "../files/native-read.js"
 
-/** Bounds of one package (enforced in Rust): entries (files, directories, links) and total file bytes. */
-export const MAX_PACKAGE_ENTRIES = 1000
-export const MAX_PACKAGE_BYTES = 16 * 1024 * 1024
-
 /** SK-1 read failure, or the abort reason unchanged when the evaluation was cancelled. */
 export function readFailure(domain, absolute, cause) {
   const signal = domain.signal

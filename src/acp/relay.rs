@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use aml_acp::{external, Relay};
 use napi::bindgen_prelude::Object;
@@ -34,15 +33,20 @@ fn relay(key: u32) -> Result<Arc<Relay>> {
         .ok_or_else(|| Error::from_reason("Sandbox MCP relay handle is closed"))
 }
 
-/// Serves the already spawned relay process `id` for bridge `bridge`; returns its port key
-/// (for the pump and the calls below). `killGraceMs` bounds the pump's kill.
+/// How long a stopped agent or relay may take to exit after SIGTERM, in ms
+/// (`AML_ACP_KILL_GRACE_MS` or the default), for the facade's own wait on a relay's pump.
 #[napi]
-pub fn acp_relay_open(bridge: u32, id: String, kill_grace_ms: Option<u32>) -> Result<u32> {
+pub fn acp_kill_grace_ms() -> Result<u32> {
+    guard(|| Ok(u32::try_from(aml_acp::kill_grace().as_millis()).unwrap_or(u32::MAX)))
+}
+
+/// Serves the already spawned relay process `id` for bridge `bridge`; returns its port key
+/// (for the pump and the calls below). `AML_ACP_KILL_GRACE_MS` bounds the pump's kill.
+#[napi]
+pub fn acp_relay_open(bridge: u32, id: String) -> Result<u32> {
     guard(|| {
         let target = relay_target(bridge)?;
-        let grace = kill_grace_ms
-            .map(|ms| Duration::from_millis(u64::from(ms)))
-            .unwrap_or(aml_process::DEFAULT_GRACE);
+        let grace = aml_acp::kill_grace();
         let _entered = runtime().enter();
         let (agent, port) = external(id);
         let started = Arc::new(Relay::start(target, agent, grace));

@@ -67,8 +67,6 @@ struct ConfigJson {
     configuration: Vec<Map<String, Value>>,
     permission_policy: String,
     state_directory: Option<String>,
-    cancel_grace_ms: Option<u64>,
-    kill_grace_ms: Option<u64>,
     startup_request_ms: Option<u64>,
 }
 
@@ -112,8 +110,6 @@ pub(crate) fn parse_config(text: &str) -> Result<SessionConfig> {
             detail: Default::default(),
         },
         limits: Limits {
-            cancel_grace: millis(config.cancel_grace_ms, defaults.cancel_grace),
-            kill_grace: millis(config.kill_grace_ms, defaults.kill_grace),
             startup_request: millis(config.startup_request_ms, defaults.startup_request),
             ..defaults
         },

@@ -157,6 +157,13 @@ fn lease_timings(value: &Value) -> Option<LockTimings> {
     }
 }
 
+/// The `s3Workspace({ lockLeaseMs })` check: its exact RangeError message, or `null` for a
+/// lease the lock accepts (`aml_s3::lease_time`, where the bounds are decided).
+#[napi]
+pub fn s3_lock_lease_problem(value: f64) -> Result<Option<String>> {
+    guard(|| Ok(aml_s3::lease_time::lease_ms_problem(value)))
+}
+
 /// A storage for `{bucket, prefix, lockLeaseMs?, region?, endpoint?, credentials?,
 /// forcePathStyle?}` (JSON, validated by the facade). No request is made.
 #[napi]

@@ -42,4 +42,5 @@ pub use launch::{
 pub use permission::PermissionPolicy;
 pub use relay::{Relay, INVALID_READINESS, RELAY_LINE_LIMIT};
 pub use session::{Limits, Session, SessionConfig, SessionSpec, PROTOCOL_VERSION};
+pub use session_config::{kill_grace, CANCEL_GRACE_VARIABLE, KILL_GRACE_VARIABLE};
 pub use transport::{external, ExternalAgent, ExternalExit, ExternalPort, Pipe};

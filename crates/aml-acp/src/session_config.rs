@@ -49,6 +49,17 @@ pub struct Limits {
     pub startup_request: Duration,
 }
 
+/// How long an agent may take to answer a `session/cancel` before it is stopped.
+pub const CANCEL_GRACE_VARIABLE: &str = "AML_ACP_CANCEL_GRACE_MS";
+/// How long an agent (or a Sandbox relay) may take to exit after SIGTERM before SIGKILL.
+pub const KILL_GRACE_VARIABLE: &str = "AML_ACP_KILL_GRACE_MS";
+
+/// The kill grace of an agent process: `AML_ACP_KILL_GRACE_MS`, else the process default.
+/// Read at each use, so a setting made before a session starts applies to it.
+pub fn kill_grace() -> Duration {
+    aml_text::env_millis(KILL_GRACE_VARIABLE).unwrap_or(aml_process::DEFAULT_GRACE)
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -56,8 +67,11 @@ impl Default for Limits {
             stderr_tail: 16 * 1024,
             text: 16 * 1024 * 1024,
             events: 1024,
-            cancel_grace: Duration::from_secs(2),
-            kill_grace: aml_process::DEFAULT_GRACE,
+            // Operators (and the suites, which stop agents many times) may shorten or lengthen
+            // how long an agent is given to honour a cancel and to exit after SIGTERM.
+            cancel_grace: aml_text::env_millis(CANCEL_GRACE_VARIABLE)
+                .unwrap_or(Duration::from_secs(2)),
+            kill_grace: kill_grace(),
             exit_drain: Duration::from_secs(1),
             startup_request: Duration::from_secs(60),
         }

@@ -33,12 +33,7 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(120);
 pub fn idle_timeout() -> Duration {
     static IDLE: OnceLock<Duration> = OnceLock::new();
     *IDLE.get_or_init(|| {
-        std::env::var("AML_DOCKER_API_TIMEOUT_MS")
-            .ok()
-            .and_then(|text| text.trim().parse::<u64>().ok())
-            .filter(|ms| *ms > 0)
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_IDLE_TIMEOUT)
+        aml_text::env_millis("AML_DOCKER_API_TIMEOUT_MS").unwrap_or(DEFAULT_IDLE_TIMEOUT)
     })
 }
 

@@ -11,10 +11,10 @@
 
 use std::time::Duration;
 
-/// The reference's renewal interval.
-pub const DEFAULT_REFRESH: Duration = Duration::from_secs(5 * 60);
+/// The reference's renewal interval (the Workspace lock protocol's, `aml_workspace::lock`).
+pub const DEFAULT_REFRESH: Duration = aml_workspace::lock::UPDATE;
 /// The reference's staleness interval, also the longest lease a lock may record.
-pub const DEFAULT_STALE: Duration = Duration::from_secs(20 * 60);
+pub const DEFAULT_STALE: Duration = aml_workspace::lock::STALE;
 /// The shortest lease: renewals every third of it still leave S3 round trips room, and
 /// clocks of different hosts must agree well within it.
 pub const MIN_LEASE: Duration = Duration::from_secs(1);
@@ -56,6 +56,14 @@ impl LockTimings {
     }
 }
 
+/// Why `value` (the JavaScript number given as `s3Workspace({ lockLeaseMs })`) is not a lease
+/// [`LockTimings::for_lease_ms`] accepts: the option's exact message, or `None` when it is one.
+pub fn lease_ms_problem(value: f64) -> Option<String> {
+    let (min, max) = (MIN_LEASE.as_millis(), DEFAULT_STALE.as_millis());
+    let usable = value.fract() == 0.0 && value >= min as f64 && value <= max as f64;
+    (!usable).then(|| format!("S3 Workspace lockLeaseMs must be an integer from {min} to {max}"))
+}
+
 /// How long a lock that records `lease_ms` counts as held after its `updatedAt`: the recorded
 /// lease when it is one a holder may have chosen, otherwise (absent, below [`MIN_LEASE`],
 /// above [`DEFAULT_STALE`]) the reference's 20 minutes.
@@ -68,6 +76,26 @@ pub fn recorded_lease(lease_ms: Option<u64>) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_option_accepts_exactly_the_leases_the_lock_accepts() {
+        let message = "S3 Workspace lockLeaseMs must be an integer from 1000 to 1200000";
+        for bad in [
+            0.0,
+            999.0,
+            1_000.5,
+            1_200_001.0,
+            f64::NAN,
+            f64::INFINITY,
+            -1_000.0,
+        ] {
+            assert_eq!(lease_ms_problem(bad).as_deref(), Some(message), "{bad}");
+        }
+        for good in [1_000.0, 3_000.0, 1_200_000.0] {
+            assert_eq!(lease_ms_problem(good), None, "{good}");
+            assert!(LockTimings::for_lease_ms(good as u64).is_some());
+        }
+    }
 
     #[test]
     fn the_defaults_are_the_references() {

@@ -81,11 +81,7 @@ pub const READ_TIMEOUT_VARIABLE: &str = "AML_S3_READ_TIMEOUT_MS";
 const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
 
 fn read_timeout() -> Duration {
-    std::env::var(READ_TIMEOUT_VARIABLE)
-        .ok()
-        .and_then(|value| value.parse::<u64>().ok())
-        .filter(|ms| *ms > 0)
-        .map_or(DEFAULT_READ_TIMEOUT, Duration::from_millis)
+    aml_text::env_millis(READ_TIMEOUT_VARIABLE).unwrap_or(DEFAULT_READ_TIMEOUT)
 }
 
 fn path(key: &str) -> Result<Path, S3Error> {

@@ -55,9 +55,38 @@ pub fn is_normalized(value: &str) -> bool {
     !value.is_empty() && js_trim(value).len() == value.len()
 }
 
+/// A positive whole number of milliseconds written as text (surrounding white space
+/// allowed), as the `AML_*_MS` environment settings are: `None` for anything else.
+pub fn positive_millis(text: &str) -> Option<std::time::Duration> {
+    js_trim(text)
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| *ms > 0)
+        .map(std::time::Duration::from_millis)
+}
+
+/// The environment setting `variable` read with [`positive_millis`]; `None` when it is unset
+/// or not a positive integer (the caller's default applies).
+pub fn env_millis(variable: &str) -> Option<std::time::Duration> {
+    std::env::var(variable)
+        .ok()
+        .as_deref()
+        .and_then(positive_millis)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positive_millis_accepts_only_positive_integers() {
+        use std::time::Duration;
+        assert_eq!(positive_millis("250"), Some(Duration::from_millis(250)));
+        assert_eq!(positive_millis(" 250\n"), Some(Duration::from_millis(250)));
+        for bad in ["", "0", "-5", "1.5", "12ms", "abc", "18446744073709551616"] {
+            assert_eq!(positive_millis(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn normalized_means_non_empty_and_trimmed() {

@@ -33,8 +33,6 @@ import {
 } from "../../core/native.js"
 import { supportsSandboxRuntime } from "../../sandbox/runtime.js"
 
-/** Test hook (not public): shorter cancel and kill grace periods, in ms. */
-export const acpTestLimits = { cancelGraceMs: undefined, killGraceMs: undefined }
 
 // MCP tool names (2025-06-18 spec guidance): what a client can be expected to carry.
 const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -110,13 +108,11 @@ function sessionConfig(launch, ctx, cwd, env, stateDirectory) {
   return {
     args: launch.args,
     authenticationMethodId: launch.authenticationMethodId,
-    cancelGraceMs: acpTestLimits.cancelGraceMs,
     command: launch.command,
     configuration: launch.configuration,
     cwd,
     env,
     inheritEnv: false,
-    killGraceMs: acpTestLimits.killGraceMs,
     mcpServers: launch.sessionMcpServers ?? ctx.mcpServers,
     permissionPolicy: launch.permissionPolicy,
     sessionCwd: cwd,
@@ -175,7 +171,7 @@ async function openInSandbox(profile, request, context, parts, spans, sessionSpa
     // A guest that is not this host reaches the bridge through the relay, at a guest URL.
     let served = bridge
     if (bridge.descriptor !== undefined && !sandboxReachesHost(sandbox)) {
-      relay = await startSandboxRelay(name, sandbox, bridge, signal, acpTestLimits.killGraceMs)
+      relay = await startSandboxRelay(name, sandbox, bridge, signal)
       served = { ...bridge, descriptor: relay.descriptor }
     }
     const ctx = launchContext(served, parts.authored, cwd, false, request, stateDirectory)

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto"
 
 import { materializeGuestFiles, removeGuestState } from "./sandbox-launch.js"
 import { pumpSandboxProcess } from "./sandbox-process.js"
-import { acpRelayClose, acpRelayOpen, acpRelayReady } from "../../core/native.js"
+import { acpKillGraceMs, acpRelayClose, acpRelayOpen, acpRelayReady } from "../../core/native.js"
 
 // Read on first use, not at import (cold start), and found from the package root: this
 // module also runs from the CLI's SDK bundle in dist/ (scripts/bundle-sdk.js), one level
@@ -49,7 +49,7 @@ function settledWithin(promise, ms) {
  * Starts the relay for `bridge` in `sandbox`. Resolves `{ descriptor, close }`: the guest's
  * MCP descriptor of the bridge, and `close()` resolving with cleanup failure messages.
  */
-export async function startSandboxRelay(name, sandbox, bridge, signal, killGraceMs) {
+export async function startSandboxRelay(name, sandbox, bridge, signal) {
   const runtime = sandbox.lease.runtime
   const directory = `/tmp/aml-mcp-relay-${randomUUID()}`
   const owned = new AbortController()
@@ -60,7 +60,7 @@ export async function startSandboxRelay(name, sandbox, bridge, signal, killGrace
     const failures = key === undefined ? [] : await acpRelayClose(key)
     if (pump !== undefined) {
       // Bounded: a supervisor whose kill failed may leave the streams open.
-      await settledWithin(pump.done, (killGraceMs ?? 2000) + 5000)
+      await settledWithin(pump.done, acpKillGraceMs() + 5000)
       failures.push(...pump.killErrors.map((error) => `Sandbox MCP relay failed: ${error?.message ?? String(error)}`))
     }
     owned.abort()
@@ -78,7 +78,7 @@ export async function startSandboxRelay(name, sandbox, bridge, signal, killGrace
     } catch (error) {
       throw new Error(`Sandbox MCP relay failed: ${error?.message ?? String(error)}`, { cause: error })
     }
-    key = acpRelayOpen(bridge.handle, child.id, killGraceMs)
+    key = acpRelayOpen(bridge.handle, child.id)
     pump = pumpSandboxProcess(key, child)
     const port = await raced(acpRelayReady(key), signal)
     const descriptor = { ...bridge.descriptor, url: `http://127.0.0.1:${port}/mcp` }

@@ -21,10 +21,10 @@ import {
 import { isNormalized } from "../../core/normalized.js"
 import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
+import { isTimerDelay } from "../../core/timer-delay.js"
 
 const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
-const MAX_TIMER = 2 ** 31 - 1
 const GUEST_ROOT = "/workspace"
 // The container's main process: a shell that sleeps until the container is removed.
 const KEEPALIVE = "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"
@@ -178,7 +178,7 @@ function execEnv(env) {
 
 function readTimeout(options) {
   const timeoutMs = options?.timeoutMs
-  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMER)) {
+  if (timeoutMs !== undefined && !isTimerDelay(timeoutMs)) {
     throw new RangeError("Docker Sandbox timeoutMs must be a positive timer-safe integer")
   }
 }

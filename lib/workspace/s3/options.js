@@ -5,13 +5,10 @@ import { tmpdir } from "node:os"
 
 // Provider option validators reject "\0" on top of the normalized-string rule.
 import { isNormalizedName as isNormalizedOption } from "../../core/normalized.js"
+import { s3LockLeaseProblem } from "../../core/native.js"
 
 export const S3_DEFAULT_PREFIX = "aml/workspaces"
 const LIMITS = ["maxArchiveBytes", "maxEntries", "maxExtractedBytes"]
-// `lockLeaseMs` bounds (crates/aml-s3/src/lease_time.rs): at least 1 s, at most the
-// reference's 20-minute stale time.
-const MIN_LOCK_LEASE_MS = 1_000
-const MAX_LOCK_LEASE_MS = 1_200_000
 
 
 function isRecord(value) {
@@ -55,9 +52,10 @@ export function validateS3WorkspaceOptions(options) {
   }
   const { lockLeaseMs } = options
   if (lockLeaseMs !== undefined) {
-    if (!Number.isSafeInteger(lockLeaseMs) || lockLeaseMs < MIN_LOCK_LEASE_MS || lockLeaseMs > MAX_LOCK_LEASE_MS) {
-      throw new RangeError(`S3 Workspace lockLeaseMs must be an integer from ${MIN_LOCK_LEASE_MS} to ${MAX_LOCK_LEASE_MS}`)
-    }
+    // The bounds are the lock's (crates/aml-s3/src/lease_time.rs): 1 s to the reference's 20 min.
+    // Anything but a number is judged as NaN, which is never a lease.
+    const problem = s3LockLeaseProblem(typeof lockLeaseMs === "number" ? lockLeaseMs : Number.NaN)
+    if (problem !== null) throw new RangeError(problem)
   }
   const temporaryDirectory = options.temporaryDirectory === undefined ? tmpdir() : options.temporaryDirectory
   if (!isNormalizedOption(temporaryDirectory)) {
