@@ -11,6 +11,10 @@ it.each([
   ["normalized string (JS)", 'return typeof value === "string" && value.length > 0 && value === value.trim()'],
   ["normalized string (JS)", "  if (name !== name.trim()) throw new TypeError(message)"],
   ["normalized string (Rust)", "    !value.is_empty() && value == value.trim() && !value.contains('\\0')"],
+  ["timer-safe delay bound (JS)", "const MAX_TIMER = 2 ** 31 - 1"],
+  ["guest process-group kill", "`[ -s ${marker} ] && kill -s KILL -- -$(cat ${marker}) 2>/dev/null`"],
+  ["guest process-group kill", "const record = `read -r _ _ _ _ group _ < /proc/$$/stat; echo`"],
+  ["AML_*_MS environment setting (Rust)", '        std::env::var("AML_DOCKER_API_TIMEOUT_MS")'],
 ])("recognises a copy of %s", (rule, line) => {
   const found = RULES.find((candidate) => candidate.rule === rule)
   expect(found?.pattern.test(line)).toBe(true)

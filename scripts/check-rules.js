@@ -25,6 +25,28 @@ export const RULES = [
     // Rust's own `trim` compared with the value: a different white-space set from JavaScript's.
     pattern: /\b(\w+) == \1\.trim\(\)|\.trim\(\) == \w+\b/,
   },
+  {
+    rule: "timer-safe delay bound (JS)",
+    home: ["lib/core/timer-delay.js"],
+    dirs: ["lib", "testing"],
+    ext: ".js",
+    pattern: /2 \*\* 31 - 1|2147483647/,
+  },
+  {
+    rule: "guest process-group kill",
+    home: ["lib/sandbox/guest-group.js"],
+    dirs: ["lib"],
+    ext: ".js",
+    pattern: /kill -s KILL -- -|kill -KILL -- -|\/proc\/\$\$\/stat/,
+  },
+  {
+    rule: "AML_*_MS environment setting (Rust)",
+    home: ["crates/aml-text/src/lib.rs"],
+    dirs: ["crates", "src"],
+    ext: ".rs",
+    // A millisecond setting parsed in place instead of through `aml_text::env_millis`.
+    pattern: /env::var\([^)]*_MS/,
+  },
 ]
 
 function walk(dir, ext, out = []) {

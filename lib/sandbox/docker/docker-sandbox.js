@@ -5,7 +5,7 @@
 // crates/aml-docker); failures keep the CLI-era wording `Docker command failed: …`.
 
 import { randomUUID } from "node:crypto"
-import { join, posix, resolve } from "node:path"
+import { join, resolve } from "node:path"
 
 import { commandFailed, dockerEngine } from "./engine.js"
 import { spawnDockerProcess } from "./process.js"
@@ -22,6 +22,7 @@ import { isNormalized } from "../../core/normalized.js"
 import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
 import { isTimerDelay } from "../../core/timer-delay.js"
+import { guestCwd } from "../portable-path.js"
 
 const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
 const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
@@ -82,9 +83,9 @@ async function resolveMount(directory, request) {
 
 /** `/workspace/<cwd relative to the logical root>`. */
 function guestPath(root, cwd) {
-  const rel = posix.relative(posix.normalize(root), posix.normalize(cwd))
-  if (rel === ".." || rel.startsWith("../")) throw new Error("Docker Sandbox cwd cannot escape its root")
-  return rel === "" ? GUEST_ROOT : `${GUEST_ROOT}/${rel}`
+  const path = guestCwd(GUEST_ROOT, root, cwd)
+  if (path === undefined) throw new Error("Docker Sandbox cwd cannot escape its root")
+  return path
 }
 
 /** Container names allow `[a-zA-Z0-9_.-]`; anything else in the evaluation id becomes `-`. */

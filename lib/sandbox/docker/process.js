@@ -10,7 +10,7 @@
 //   (128 + SIGKILL), as `docker exec` reports it. An aborted signal rejects with its reason.
 // - kill() is memoised; a process that already exited makes it a no-op.
 
-import { randomUUID } from "node:crypto"
+import { groupMarker, killGroupScript, recordLeaderArgv } from "../guest-group.js"
 
 import { stopWhen } from "../../process/stop-when.js"
 import { commandFailed } from "./engine.js"
@@ -80,16 +80,6 @@ function stdinStream(state) {
   })
 }
 
-/** The wrapper argv that records the process group id in `marker` before exec'ing. */
-export function spawnArgv(marker, command, args) {
-  return ["sh", "-c", `echo $$ > ${marker}; exec "$@"`, "aml-spawn", command, ...args]
-}
-
-/** The script that kills the group recorded in `marker` (waiting briefly for it to exist). */
-function killScript(marker) {
-  return `i=0; while [ ! -s ${marker} ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; ` +
-    `[ -s ${marker} ] && kill -s KILL -- -$(cat ${marker}) 2>/dev/null; rm -f ${marker}; true`
-}
 
 class DockerProcess {
   #signal
@@ -140,13 +130,13 @@ class DockerProcess {
  * one-shot command in the same container (used for the kill).
  */
 export async function spawnDockerProcess(engine, containerId, spec, launch, exec) {
-  const marker = `/tmp/aml-spawn-${randomUUID()}.pid`
-  const argv = spawnArgv(marker, spec.command, spec.args)
+  const marker = groupMarker()
+  const argv = recordLeaderArgv(marker, [spec.command, ...spec.args])
   const body = JSON.stringify({ cmd: argv, env: spec.env, workingDir: spec.workingDir })
   const outcome = await dockerSpawn(engine.socket, engine.version, containerId, body)
   if (outcome.fault) throw commandFailed(outcome.fault)
   const state = new HandleState(Number(outcome.value))
-  const runKill = () => exec(["sh", "-c", killScript(marker)])
+  const runKill = () => exec(["sh", "-c", killGroupScript(marker)])
   const child = new DockerProcess(state, launch.signal, launch.timeoutMs, runKill)
   abandoned.register(child, state.handle, state)
   return { child, state }

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto"
 
 import { stopWhen } from "../../process/stop-when.js"
+import { groupMarker, recordGroupArgv } from "../guest-group.js"
 
 function bounded(source, budget, onOverflow) {
   const reader = source.getReader()
@@ -35,9 +36,8 @@ export async function remoteProcess(adapter, sandbox, prepared, config, killMark
   const label = adapter.label
   const signal = prepared.options.signal
   if (signal?.aborted) throw signal.reason
-  const marker = `/tmp/aml-spawn-${randomUUID()}.pid`
-  const record = `read -r _ _ _ _ group _ < /proc/$$/stat; echo "$group" > ${marker}; exec "$@"`
-  const argv = ["sh", "-c", record, "aml-spawn", ...prepared.argv]
+  const marker = groupMarker()
+  const argv = recordGroupArgv(marker, prepared.argv)
   const child = await adapter.spawn(sandbox, argv, prepared.options)
   let killing
   const kill = () => (killing ??= Promise.resolve(killMarker(marker)).then(() => undefined))

@@ -12,13 +12,15 @@
 //   download(sb, path), spawn(sb, argv, opts) }.
 
 import { randomUUID } from "node:crypto"
-import { join, posix } from "node:path"
+import { join } from "node:path"
 
 import { mirrorArchive, packTree } from "./transfer.js"
 import { remoteProcess } from "./process.js"
 import { stopWhen } from "../../process/stop-when.js"
 import { hostDirectoryResolve } from "../../core/native.js"
 import { SandboxCommand } from "../provider.js"
+import { guestCwd } from "../portable-path.js"
+import { killGroupScript } from "../guest-group.js"
 
 /** The documented defaults both hosted providers share (INVENTORY BS-3, BS-4). */
 export const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
@@ -56,9 +58,11 @@ async function resolveSource(label, directory, request) {
   return root
 }
 
-function guestPath(guestRoot, root, cwd) {
-  const rel = posix.relative(posix.normalize(root), posix.normalize(cwd))
-  return rel === "" ? guestRoot : `${guestRoot}/${rel}`
+/** The guest cwd (lib/sandbox/portable-path.js); a cwd outside the root never reaches the guest. */
+function guestPath(guestRoot, root, cwd, label) {
+  const path = guestCwd(guestRoot, root, cwd)
+  if (path === undefined) throw new Error(`${label} cwd cannot escape its root`)
+  return path
 }
 
 /** Runs `fn`; if the Sandbox must go too, aggregates a destroy failure under `message`. */
@@ -178,7 +182,7 @@ export async function acquireRemote(adapter, request, config) {
   try {
     await hydrate(adapter, sandbox, source)
     if (config.setup !== undefined) {
-      const result = await runBounded(adapter, state, ["sh", "-lc", config.setup], { cwd: guestPath(adapter.guestRoot, request.root, request.cwd), env: {}, signal }, config)
+      const result = await runBounded(adapter, state, ["sh", "-lc", config.setup], { cwd: guestPath(adapter.guestRoot, request.root, request.cwd, label), env: {}, signal }, config)
       if (result.exitCode !== 0) throw new Error(`${label} setup failed with exit code ${result.exitCode}: ${adapter.setupDetail(result)}`)
     }
     if (signal.aborted) throw signal.reason
@@ -192,7 +196,7 @@ export async function acquireRemote(adapter, request, config) {
     const sandboxCommand = SandboxCommand.from(request, command, args, options)
     return {
       argv: [sandboxCommand.command, ...sandboxCommand.args],
-      options: { cwd: guestPath(adapter.guestRoot, request.root, sandboxCommand.cwd), env: sandboxCommand.env, signal: sandboxCommand.signal, timeoutMs: sandboxCommand.timeoutMs },
+      options: { cwd: guestPath(adapter.guestRoot, request.root, sandboxCommand.cwd, label), env: sandboxCommand.env, signal: sandboxCommand.signal, timeoutMs: sandboxCommand.timeoutMs },
     }
   }
   const runtime = Object.freeze({
@@ -205,11 +209,7 @@ export async function acquireRemote(adapter, request, config) {
     },
     async spawn(command, args, options) {
       const prepared = prepare(command, args, options)
-      // The marker may not be written yet when kill() comes early: wait up to 5 s for it.
-      const kill = (marker) => {
-        const wait = `i=0; while [ ! -s ${marker} ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done`
-        return adapter.run(sandbox, ["sh", "-c", `${wait}; [ -s ${marker} ] && kill -s KILL -- -$(cat ${marker}) 2>/dev/null; rm -f ${marker}; true`], {})
-      }
+      const kill = (marker) => adapter.run(sandbox, ["sh", "-c", killGroupScript(marker)], {})
       return remoteProcess(adapter, sandbox, prepared, config, kill)
     },
   })
