@@ -218,7 +218,8 @@ describe("failures", () => {
     controls.createGate = new Promise((resolve) => (open = resolve))
     const controller = new AbortController()
     const acquiring = daytonaSandbox({ client, workspace: local }).acquire(request({ signal: controller.signal }))
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    // The abort must arrive while creation is pending: wait for the create call itself.
+    while (!controls.calls.some((call) => call.startsWith("create"))) await new Promise((resolve) => setTimeout(resolve, 5))
     const reason = new Error("stop creating")
     controller.abort(reason)
     expect(await rejection(acquiring)).toBe(reason)
@@ -226,6 +227,18 @@ describe("failures", () => {
     open()
     for (let i = 0; i < 100 && !controls.calls.includes("delete"); i++) await new Promise((resolve) => setTimeout(resolve, 5))
     expect(controls.calls.map((c) => c.split(" ")[0])).toEqual(["create", "delete"])
+  })
+
+  test("an abort before creation starts rejects with its reason and creates nothing", async () => {
+    const { client, controls } = await fakeDaytona()
+    const controller = new AbortController()
+    const acquiring = daytonaSandbox({ client, workspace: local }).acquire(request({ signal: controller.signal }))
+    // acquire() ran synchronously up to its first await (the Workspace checks): the abort
+    // lands there, before create. It used to add its listener to the aborted signal and hang.
+    const reason = new Error("stop before creating")
+    controller.abort(reason)
+    expect(await rejection(acquiring)).toBe(reason)
+    expect(controls.calls).toEqual([])
   })
 
   test("a reconciliation archive with a traversal entry is refused: nothing written, the Sandbox deleted", async () => {

@@ -113,6 +113,9 @@ async function reconcile(adapter, sandbox, source) {
 /** Creation cannot be aborted: an abort rejects at once and destroys the late Sandbox. */
 function createRacing(adapter, request) {
   const signal = request.signal
+  // Aborted before creation started (during the source checks): create nothing. A listener
+  // added to an aborted signal never fires, so this was a promise that never settled.
+  if (signal?.aborted) return Promise.reject(signal.reason)
   const creating = adapter.create(request)
   if (signal === undefined) return creating
   return new Promise((resolve, reject) => {
