@@ -3,9 +3,8 @@
 //! with every event available, as a JSON array, so a flood of updates costs one Promise per
 //! batch, not per update). Conversions only; the protocol lives in the crate.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use aml_acp::{
@@ -18,27 +17,20 @@ use napi_derive::napi;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use crate::boundary::handles::Handles;
+
 use crate::boundary::async_runtime::{runtime, spawn_promise};
 use crate::boundary::guard::guard;
 
 /// Events handed over per `acpSessionNext` at most.
 const BATCH: usize = 4096;
 
-#[derive(Default)]
-struct Sessions {
-    live: HashMap<u32, Arc<Session>>,
-    next: u32,
-}
-
-static SESSIONS: Mutex<Option<Sessions>> = Mutex::new(None);
-
-fn sessions<R>(f: impl FnOnce(&mut Sessions) -> R) -> R {
-    let mut sessions = SESSIONS.lock().unwrap_or_else(|p| p.into_inner());
-    f(sessions.get_or_insert_with(Sessions::default))
-}
+// Below RELAY_PORT_BIT: the external ports of relays share the port table with sessions.
+static SESSIONS: Handles<Session> = Handles::below(crate::acp::ports::RELAY_PORT_BIT);
 
 fn session(handle: u32) -> Result<Arc<Session>> {
-    sessions(|s| s.live.get(&handle).cloned())
+    SESSIONS
+        .get(handle)
         .ok_or_else(|| Error::from_reason("ACP session handle is closed"))
 }
 
@@ -129,18 +121,7 @@ pub fn acp_session_start(config: String) -> Result<u32> {
 
 /// Files a started session under a fresh handle.
 pub(crate) fn insert(session: Session) -> u32 {
-    let started = Arc::new(session);
-    sessions(|s| {
-        loop {
-            // Below RELAY_PORT_BIT: external ports of relays share the port table.
-            s.next = s.next.wrapping_add(1) % crate::acp::ports::RELAY_PORT_BIT;
-            if s.next != 0 && !s.live.contains_key(&s.next) {
-                break;
-            }
-        }
-        s.live.insert(s.next, started);
-        s.next
-    })
+    SESSIONS.insert(session)
 }
 
 fn event_json(event: Event) -> Value {
@@ -292,7 +273,7 @@ pub fn acp_session_close(handle: u32) -> Result<()> {
 #[napi]
 pub fn acp_session_release(handle: u32) -> Result<()> {
     guard(|| {
-        sessions(|s| s.live.remove(&handle));
+        SESSIONS.remove(handle);
         crate::acp::ports::forget(handle);
         Ok(())
     })
@@ -301,7 +282,7 @@ pub fn acp_session_release(handle: u32) -> Result<()> {
 /// Sessions not yet released (leak checks in tests).
 #[napi]
 pub fn live_acp_sessions() -> Result<u32> {
-    guard(|| Ok(sessions(|s| s.live.len() as u32)))
+    guard(|| Ok(SESSIONS.len() as u32))
 }
 
 /// Creates a private (0700) `aml-acp-XXXXXX` directory under `parent`.

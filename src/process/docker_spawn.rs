@@ -1,8 +1,7 @@
 //! Streamed execs of the Docker Sandbox (`SpawnedExec`, `lib/sandbox/docker/process.js`): an
 //! integer-keyed table like `src/process/local.rs`, pull-style reads, writes, stdin close, wait.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use aml_docker::{Docker, ExecSpec, SpawnedExec};
 use napi::bindgen_prelude::{Buffer, Object};
@@ -11,25 +10,14 @@ use napi_derive::napi;
 
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::handles::Handles;
 use crate::process::docker::{outcome, parse};
 
-#[derive(Default)]
-struct Table {
-    live: HashMap<u32, Arc<SpawnedExec>>,
-    next: u32,
-}
-
-static TABLE: Mutex<Option<Table>> = Mutex::new(None);
-
-fn table<R>(f: impl FnOnce(&mut Table) -> R) -> R {
-    let mut table = TABLE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    f(table.get_or_insert_with(Table::default))
-}
+static SPAWNED: Handles<SpawnedExec> = Handles::new();
 
 fn spawned(handle: u32) -> Result<Arc<SpawnedExec>> {
-    table(|table| table.live.get(&handle).cloned())
+    SPAWNED
+        .get(handle)
         .ok_or_else(|| Error::from_reason("AML Docker process handle is closed"))
 }
 
@@ -47,18 +35,7 @@ pub fn docker_spawn(
         let docker = Docker::new(socket, version);
         let started = SpawnedExec::start(&docker, &container, &spec)
             .await
-            .map(|child| {
-                table(|table| {
-                    let id = loop {
-                        table.next = table.next.wrapping_add(1).max(1);
-                        if !table.live.contains_key(&table.next) {
-                            break table.next;
-                        }
-                    };
-                    table.live.insert(id, child);
-                    id.to_string()
-                })
-            });
+            .map(|child| SPAWNED.insert_shared(child).to_string());
         Ok(outcome(started))
     };
     spawn_promise(env, work, |_, value| Ok(value))
@@ -109,7 +86,7 @@ pub fn docker_spawn_wait(env: &Env, handle: u32) -> Result<Object<'_>> {
 #[napi]
 pub fn docker_spawn_release(handle: u32) -> Result<()> {
     guard(|| {
-        table(|table| table.live.remove(&handle));
+        SPAWNED.remove(handle);
         Ok(())
     })
 }

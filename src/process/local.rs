@@ -6,8 +6,7 @@
 //! Errors the JS contract distinguishes (spawn failure, timeout, …) resolve as data
 //! ([`Fault`]); only broken invariants (unknown handle, panics) reject.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use aml_process::{OutputStream, ProcessError, ProcessHandle, ProcessStdin, SpawnOptions};
@@ -17,6 +16,7 @@ use napi_derive::napi;
 
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::handles::Handles;
 use crate::process::pipe::Pipe;
 
 /// A failure the facade maps onto the documented errors.
@@ -90,36 +90,15 @@ struct Entry {
     stderr: Pipe<OutputStream>,
 }
 
-#[derive(Default)]
-struct Table {
-    live: HashMap<u32, Arc<Entry>>,
-    next: u32,
-}
-
-static TABLE: Mutex<Option<Table>> = Mutex::new(None);
-
-fn table<R>(f: impl FnOnce(&mut Table) -> R) -> R {
-    let mut table = TABLE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    f(table.get_or_insert_with(Table::default))
-}
+static PROCESSES: Handles<Entry> = Handles::new();
 
 fn insert(entry: Entry) -> u32 {
-    table(|table| {
-        let id = loop {
-            table.next = table.next.wrapping_add(1).max(1);
-            if !table.live.contains_key(&table.next) {
-                break table.next;
-            }
-        };
-        table.live.insert(id, Arc::new(entry));
-        id
-    })
+    PROCESSES.insert(entry)
 }
 
 fn entry(handle: u32) -> Result<Arc<Entry>> {
-    table(|table| table.live.get(&handle).cloned())
+    PROCESSES
+        .get(handle)
         .ok_or_else(|| Error::from_reason("AML process handle is closed"))
 }
 
@@ -265,7 +244,7 @@ pub fn process_wait(env: &Env, handle: u32) -> Result<Object<'_>> {
 #[napi]
 pub fn process_release(handle: u32) -> Result<()> {
     guard(|| {
-        let removed = table(|table| table.live.remove(&handle));
+        let removed = PROCESSES.remove(handle);
         if let Some(entry) = removed {
             entry.stdin.close();
             entry.stdout.close();
@@ -278,5 +257,5 @@ pub fn process_release(handle: u32) -> Result<()> {
 /// Live entries of the process table (leak checks in tests).
 #[napi]
 pub fn live_processes() -> Result<u32> {
-    guard(|| Ok(table(|table| table.live.len() as u32)))
+    guard(|| Ok(PROCESSES.len() as u32))
 }

@@ -2,8 +2,6 @@
 //! it is called directly (lib/workspace/filesystem-storage.js), leases keyed by small integers.
 
 use std::path::PathBuf;
-use std::sync::LazyLock;
-use std::sync::Mutex;
 
 use aml_workspace::fs_storage::FilesystemLease;
 use aml_workspace::{
@@ -13,12 +11,12 @@ use napi::bindgen_prelude::{Buffer, Object};
 use napi::{Env, Result};
 use napi_derive::napi;
 
-use super::outcome::{done, insert, lookup, remove, Table, WorkspaceOutcome};
+use super::outcome::{done, lookup, WorkspaceOutcome};
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::handles::Handles;
 
-static FS_LEASES: LazyLock<Mutex<Table<FilesystemLease>>> =
-    LazyLock::new(|| Mutex::new(Table::new()));
+static FS_LEASES: Handles<FilesystemLease> = Handles::new();
 
 #[napi(ts_return_type = "Promise<WorkspaceOutcome>")]
 pub fn filesystem_storage_acquire(
@@ -34,7 +32,7 @@ pub fn filesystem_storage_acquire(
                     .open(&id, lock)
                     .await?;
                 let root = lease.root().to_string_lossy().into_owned();
-                let handle = insert(&FS_LEASES, lease);
+                let handle = FS_LEASES.insert(lease);
                 Ok(WorkspaceOutcome {
                     handle: Some(handle),
                     directory: Some(root),
@@ -149,7 +147,7 @@ pub fn filesystem_storage_release(env: &Env, lease: u32) -> Result<Object<'_>> {
     let run = async move {
         Ok(done(
             async {
-                let Some(lease) = remove(&FS_LEASES, lease) else {
+                let Some(lease) = FS_LEASES.remove(lease) else {
                     return Ok(WorkspaceOutcome::default());
                 };
                 lease.release().await?;

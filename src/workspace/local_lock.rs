@@ -2,18 +2,18 @@
 //! proper-lockfile-compatible `aml_workspace::DirLock`, held locks keyed by small integers.
 
 use std::path::Path;
-use std::sync::{LazyLock, Mutex};
 
 use aml_workspace::{DirLock, LockFailure, LockPolicy, ReleaseFailure, WorkspaceError};
 use napi::bindgen_prelude::Object;
 use napi::{Env, Result};
 use napi_derive::napi;
 
-use super::outcome::{done, insert, lookup, remove, Table, WorkspaceOutcome};
+use super::outcome::{done, lookup, WorkspaceOutcome};
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::handles::Handles;
 
-static LOCKS: LazyLock<Mutex<Table<DirLock>>> = LazyLock::new(|| Mutex::new(Table::new()));
+static LOCKS: Handles<DirLock> = Handles::new();
 
 /// Resolves `directory` (symlinks included), requires a directory, and with `lock` takes
 /// `<real dir>.lock`. `found: false` means another holder has the lock (the facade throws
@@ -62,7 +62,7 @@ fn local_acquire(
         match DirLock::acquire(&real, &LockPolicy::workspace()) {
             Ok(held) => {
                 held.start_refresh();
-                outcome.handle = Some(insert(&LOCKS, held));
+                outcome.handle = Some(LOCKS.insert(held));
             }
             Err(LockFailure::Held) => outcome.found = Some(false),
             Err(failure) => {
@@ -93,7 +93,7 @@ pub fn local_workspace_release(env: &Env, lock: u32, directory: String) -> Resul
     let run = async move {
         let failed =
             |what: &str| WorkspaceError::error(format!("Local Workspace \"{directory}\" {what}"));
-        let Some(held) = remove(&LOCKS, lock) else {
+        let Some(held) = LOCKS.remove(lock) else {
             return Ok(done(Err(failed("lock was not acquired"))));
         };
         let result = tokio::task::spawn_blocking(move || held.release()).await;
@@ -117,5 +117,5 @@ pub fn local_workspace_release(env: &Env, lock: u32, directory: String) -> Resul
 
 #[napi]
 pub fn live_workspace_locks() -> Result<u32> {
-    guard(|| Ok(LOCKS.lock().unwrap_or_else(|p| p.into_inner()).live.len() as u32))
+    guard(|| Ok(LOCKS.len() as u32))
 }

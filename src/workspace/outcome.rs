@@ -2,8 +2,8 @@
 //! JSON of an `aml_workspace::WorkspaceError`, which lib/workspace/errors.js turns into the
 //! documented JS error), and the small-integer handle tables behind sessions, leases and locks.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use crate::boundary::handles::Handles;
+use std::sync::Arc;
 
 use aml_workspace::WorkspaceError;
 use napi::bindgen_prelude::Buffer;
@@ -39,53 +39,12 @@ pub(crate) fn done(
     }
 }
 
-pub(crate) struct Table<T> {
-    pub(crate) live: HashMap<u32, Arc<T>>,
-    next: u32,
-}
-
-impl<T> Table<T> {
-    pub(crate) fn new() -> Self {
-        Table {
-            live: HashMap::new(),
-            next: 0,
-        }
-    }
-    fn insert(&mut self, value: T) -> u32 {
-        loop {
-            self.next = self.next.wrapping_add(1).max(1);
-            if !self.live.contains_key(&self.next) {
-                break;
-            }
-        }
-        self.live.insert(self.next, Arc::new(value));
-        self.next
-    }
-}
-
+/// The object behind a Workspace handle, or the error a closed handle reports.
 pub(crate) fn lookup<T>(
-    table: &Mutex<Table<T>>,
+    table: &Handles<T>,
     id: u32,
 ) -> std::result::Result<Arc<T>, WorkspaceError> {
-    let table = table.lock().unwrap_or_else(|p| p.into_inner());
     table
-        .live
-        .get(&id)
-        .cloned()
+        .get(id)
         .ok_or_else(|| WorkspaceError::error("AML workspace handle is closed"))
-}
-
-pub(crate) fn remove<T>(table: &Mutex<Table<T>>, id: u32) -> Option<Arc<T>> {
-    table
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .live
-        .remove(&id)
-}
-
-pub(crate) fn insert<T>(table: &Mutex<Table<T>>, value: T) -> u32 {
-    table
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(value)
 }

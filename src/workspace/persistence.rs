@@ -5,7 +5,6 @@
 //! Conversions only: the work is in `crates/aml-workspace`.
 
 use std::path::PathBuf;
-use std::sync::{Arc, LazyLock, Mutex};
 
 use aml_workspace::{
     Cancel, FilesystemStorage, Format, LoadRequest, Materialization, PersistenceOptions,
@@ -16,19 +15,20 @@ use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::outcome::{done, insert, lookup, remove, Table, WorkspaceOutcome};
+use super::outcome::{done, lookup, WorkspaceOutcome};
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::handles::Handles;
 use crate::workspace::js_storage::JsLease;
 
 type Session = tokio::sync::Mutex<Materialization>;
-static SESSIONS: LazyLock<Mutex<Table<Session>>> = LazyLock::new(|| Mutex::new(Table::new()));
-static CANCELS: LazyLock<Mutex<Table<Cancel>>> = LazyLock::new(|| Mutex::new(Table::new()));
+static SESSIONS: Handles<Session> = Handles::new();
+static CANCELS: Handles<Cancel> = Handles::new();
 
 /// A cancellation for one restore or save; the facade fires it from the abort signal.
 #[napi]
 pub fn workspace_cancellation() -> Result<u32> {
-    guard(|| Ok(insert(&CANCELS, Cancel::new())))
+    guard(|| Ok(CANCELS.insert(Cancel::new())))
 }
 
 /// Fires cancellation `handle` (the running restore or save stops at its next file).
@@ -46,7 +46,7 @@ pub fn workspace_cancel(handle: u32) -> Result<()> {
 #[napi]
 pub fn workspace_cancellation_done(handle: u32) -> Result<()> {
     guard(|| {
-        remove(&CANCELS, handle);
+        CANCELS.remove(handle);
         Ok(())
     })
 }
@@ -121,7 +121,7 @@ async fn materialize(
     .await?;
     let directory = materialization.directory().to_string_lossy().into_owned();
     let revision_id = materialization.revision_id().map(str::to_owned);
-    let handle = insert(&SESSIONS, tokio::sync::Mutex::new(materialization));
+    let handle = SESSIONS.insert(tokio::sync::Mutex::new(materialization));
     Ok(WorkspaceOutcome {
         handle: Some(handle),
         directory: Some(directory),
@@ -209,14 +209,11 @@ pub fn workspace_release(env: &Env, session: u32) -> Result<Object<'_>> {
     let run = async move {
         Ok(done(
             async {
-                let session = lookup(&SESSIONS, session)?;
+                let handle = session;
+                let session = lookup(&SESSIONS, handle)?;
                 let result = session.lock().await.release().await;
                 // Closed only after release: a save still running holds the session mutex.
-                SESSIONS
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .live
-                    .retain(|_, s| !Arc::ptr_eq(s, &session));
+                SESSIONS.remove(handle);
                 result.map(|()| WorkspaceOutcome::default())
             }
             .await,
@@ -227,15 +224,7 @@ pub fn workspace_release(env: &Env, session: u32) -> Result<Object<'_>> {
 
 #[napi]
 pub fn live_workspace_sessions() -> Result<u32> {
-    guard(|| {
-        Ok({
-            SESSIONS
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .live
-                .len() as u32
-        })
-    })
+    guard(|| Ok(SESSIONS.len() as u32))
 }
 
 /// `workspaceStorageSegment(id)`: the one rule (`aml_workspace::paths`). An invalid id

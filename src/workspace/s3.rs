@@ -6,8 +6,7 @@
 //! turns into the documented JS error (or the application's own, by reference).
 //! Conversions only.
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::Arc;
 
 use aml_s3::{
     ByteStream, ErrorClass, LockTimings, NativeS3Client, OffsetClock, S3Config, S3Credentials,
@@ -22,6 +21,7 @@ use serde_json::{json, Value};
 use super::s3_port::{JsS3Client, PortFunction};
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::handles::Handles;
 
 #[napi(object)]
 #[derive(Default)]
@@ -36,55 +36,19 @@ pub struct S3Outcome {
     pub chunk: Option<Buffer>,
 }
 
-struct Table<T> {
-    live: HashMap<u32, T>,
-    next: u32,
-}
+type Body = tokio::sync::Mutex<ByteStream>;
+static STORAGES: Handles<S3WorkspaceStorage> = Handles::new();
+static LEASES: Handles<S3WorkspaceLease> = Handles::new();
+static BODIES: Handles<Body> = Handles::new();
+/// The test clocks of storages created with one (filed under the storage's handle).
+static CLOCKS: Handles<OffsetClock> = Handles::new();
 
-impl<T: Clone> Table<T> {
-    fn insert(&mut self, value: T) -> u32 {
-        loop {
-            self.next = self.next.wrapping_add(1).max(1);
-            if !self.live.contains_key(&self.next) {
-                self.live.insert(self.next, value);
-                return self.next;
-            }
-        }
-    }
-}
-
-fn table<T>() -> Mutex<Table<T>> {
-    Mutex::new(Table {
-        live: HashMap::new(),
-        next: 0,
+fn get<T>(table: &Handles<T>, id: u32) -> std::result::Result<Arc<T>, StorageError> {
+    table.get(id).ok_or_else(|| StorageError::Failed {
+        class: ErrorClass::Error,
+        message: "AML S3 Workspace handle is closed".into(),
+        cause: None,
     })
-}
-
-type Body = Arc<tokio::sync::Mutex<ByteStream>>;
-static STORAGES: LazyLock<Mutex<Table<S3WorkspaceStorage>>> = LazyLock::new(table);
-static LEASES: LazyLock<Mutex<Table<Arc<S3WorkspaceLease>>>> = LazyLock::new(table);
-static BODIES: LazyLock<Mutex<Table<Body>>> = LazyLock::new(table);
-/// The test clocks of storages created with one (by storage handle).
-static CLOCKS: LazyLock<Mutex<HashMap<u32, Arc<OffsetClock>>>> = LazyLock::new(Default::default);
-
-fn get<T: Clone>(table: &Mutex<Table<T>>, id: u32) -> std::result::Result<T, StorageError> {
-    let table = table.lock().unwrap_or_else(|p| p.into_inner());
-    table
-        .live
-        .get(&id)
-        .cloned()
-        .ok_or_else(|| StorageError::Failed {
-            class: ErrorClass::Error,
-            message: "AML S3 Workspace handle is closed".into(),
-            cause: None,
-        })
-}
-
-fn put<T: Clone>(table: &Mutex<Table<T>>, value: T) -> u32 {
-    table
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(value)
 }
 
 fn error_json(error: &StorageError) -> String {
@@ -175,8 +139,7 @@ pub fn s3_storage_create(config_json: String) -> Result<u32> {
         let timings = lease_timings(&value).ok_or_else(invalid)?;
         let client = NativeS3Client::new(&config)
             .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
-        Ok(put(
-            &STORAGES,
+        Ok(STORAGES.insert(
             S3WorkspaceStorage::new(Arc::new(client), config.bucket, prefix).with_timings(timings),
         ))
     })
@@ -216,12 +179,9 @@ pub fn s3_storage_create_for_client(config_json: String, port: PortFunction<'_>)
             storage = storage.with_clock(offset.clone(), timings);
             clock = Some(offset);
         }
-        let handle = put(&STORAGES, storage);
+        let handle = STORAGES.insert(storage);
         if let Some(clock) = clock {
-            CLOCKS
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(handle, clock);
+            CLOCKS.insert_at(handle, clock);
         }
         Ok(handle)
     })
@@ -232,11 +192,7 @@ pub fn s3_storage_create_for_client(config_json: String, port: PortFunction<'_>)
 #[napi]
 pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) -> Result<()> {
     guard(|| {
-        if let Some(clock) = CLOCKS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&storage)
-        {
+        if let Some(clock) = CLOCKS.get(storage) {
             clock.set_offset_ms(offset_ms);
         };
         Ok(())
@@ -246,15 +202,8 @@ pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) -> Result<()> {
 #[napi]
 pub fn s3_storage_close(storage: u32) -> Result<()> {
     guard(|| {
-        STORAGES
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .live
-            .remove(&storage);
-        CLOCKS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&storage);
+        STORAGES.remove(storage);
+        CLOCKS.remove(storage);
         Ok(())
     })
 }
@@ -274,7 +223,7 @@ pub fn s3_storage_acquire(env: &Env, storage: u32, id: String, lock: bool) -> Re
     run(env, async move {
         let lease = get(&STORAGES, storage)?.acquire(&id, lock).await?;
         Ok(S3Outcome {
-            handle: Some(put(&LEASES, Arc::new(lease))),
+            handle: Some(LEASES.insert(lease)),
             ..S3Outcome::default()
         })
     })
@@ -287,7 +236,7 @@ pub fn s3_lease_read(env: &Env, lease: u32, path: String) -> Result<Object<'_>> 
         let Some(object) = get(&LEASES, lease)?.read(&path).await? else {
             return Ok(S3Outcome::default());
         };
-        let body = put(&BODIES, Arc::new(tokio::sync::Mutex::new(object.body)));
+        let body = BODIES.insert(tokio::sync::Mutex::new(object.body));
         Ok(S3Outcome {
             handle: Some(body),
             version: Some(object.version),
@@ -321,11 +270,7 @@ pub fn s3_body_next(env: &Env, body: u32) -> Result<Object<'_>> {
 #[napi]
 pub fn s3_body_close(body: u32) -> Result<()> {
     guard(|| {
-        BODIES
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .live
-            .remove(&body);
+        BODIES.remove(body);
         Ok(())
     })
 }
@@ -397,11 +342,7 @@ pub fn s3_lease_release(env: &Env, lease: u32) -> Result<Object<'_>> {
 #[napi]
 pub fn s3_lease_close(lease: u32) -> Result<()> {
     guard(|| {
-        LEASES
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .live
-            .remove(&lease);
+        LEASES.remove(lease);
         Ok(())
     })
 }
@@ -421,9 +362,8 @@ pub fn s3_lease_refresh(env: &Env, lease: u32) -> Result<Object<'_>> {
 pub fn s3_live_handles() -> Result<u32> {
     guard(|| {
         Ok({
-            let leases = LEASES.lock().unwrap_or_else(|p| p.into_inner());
-            let unreleased = leases.live.values().filter(|l| !l.is_released()).count();
-            let bodies = BODIES.lock().unwrap_or_else(|p| p.into_inner()).live.len();
+            let unreleased = LEASES.count_where(|lease| !lease.is_released());
+            let bodies = BODIES.len();
             (unreleased + bodies) as u32
         })
     })
