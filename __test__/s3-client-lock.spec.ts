@@ -22,21 +22,11 @@ afterAll(async () => moto?.stop())
 const LOCK = "aml/workspaces/ws/lock.json"
 const request = { evaluationId: "e", id: "ws", lock: true, signal: new AbortController().signal }
 
-class Clock {
-  offset = 0
-  now = () => Date.now() + this.offset
-}
-
-async function setUp(options: { client?: S3Client; clock?: Clock; refreshMs?: number } = {}) {
+async function setUp(options: { client?: S3Client } = {}) {
   const bucket = await moto.bucket()
   const s3 = options.client ?? moto.client()
-  const make = (clock = options.clock ?? new Clock()) =>
-    createS3ClientStorage({
-      bucket,
-      client: s3,
-      prefix: "aml/workspaces",
-      testing: { clock, timings: { refreshMs: options.refreshMs ?? 300_000, staleMs: 1_200_000 } },
-    })
+  // `lockLeaseMs` (public, issue 34 §6) shortens a holder's lease: renewed every third of it.
+  const make = (lockLeaseMs?: number) => createS3ClientStorage({ bucket, client: s3, lockLeaseMs, prefix: "aml/workspaces" })
   const lock = async () => {
     try {
       const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: LOCK }))
@@ -48,6 +38,15 @@ async function setUp(options: { client?: S3Client; clock?: Clock; refreshMs?: nu
   }
   const putLock = (body: string) => s3.send(new PutObjectCommand({ Bucket: bucket, Key: LOCK, Body: body }))
   return { bucket, s3, make, lock, putLock }
+}
+
+/** Polls `done` every 50 ms; the bound only guards against a hang. */
+async function eventually(done: () => Promise<boolean>) {
+  for (let i = 0; i < 600; i++) {
+    if (await done()) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return false
 }
 
 describe("S3 Workspace lock over an AWS SDK S3Client (moto)", () => {
@@ -75,40 +74,38 @@ describe("S3 Workspace lock over an AWS SDK S3Client (moto)", () => {
   })
 
   it("renews on its interval (If-Match) and stays healthy", async () => {
-    const clock = new Clock()
-    const { make, lock } = await setUp({ clock, refreshMs: 50 })
-    const lease = await make().acquire(request)
+    const { make, lock } = await setUp()
+    // A 3 s lease is renewed every second: the interval itself must write a later updatedAt.
+    const lease = await make(3_000).acquire(request)
     const first = (await lock()).updatedAt
-    clock.offset += 1000
-    let renewed = false
-    // Hang guard only: the interval itself must write a later updatedAt.
-    for (let i = 0; i < 600 && !renewed; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      renewed = (await lock()).updatedAt > first
-    }
-    expect(renewed).toBe(true)
-    clock.offset += 19 * 60_000
+    expect(await eventually(async () => (await lock()).updatedAt > first)).toBe(true)
     await lease.read("workspace.json")
     await lease.release()
+    expect(await lock()).toBeUndefined()
+  })
+
+  it("a lock not yet stale is a conflict, whatever lease the contender uses", async () => {
+    const { make, putLock } = await setUp()
+    // Renewed "in the future": fresh however slowly this machine runs.
+    const updatedAt = new Date(Date.now() + 3_600_000).toISOString()
+    await putLock(JSON.stringify({ token: "other-owner", updatedAt, leaseMs: 1_000 }))
+    expect(WorkspaceConflictError.is(await rejection(make(1_000).acquire(request)), "ws")).toBe(true)
+    expect(WorkspaceConflictError.is(await rejection(make().acquire(request)), "ws")).toBe(true)
   })
 
   it("takes over a stale lock; the old owner then finds it lost", async () => {
-    const oldClock = new Clock()
-    const { make, lock } = await setUp({ clock: oldClock })
-    const old = await make(oldClock).acquire(request)
-    const early = new Clock()
-    early.offset = 19 * 60_000
-    expect(WorkspaceConflictError.is(await rejection(make(early).acquire(request)), "ws")).toBe(true)
-    const late = new Clock()
-    late.offset = 21 * 60_000
-    const taker = await make(late).acquire(request)
+    const { make, lock, putLock } = await setUp()
+    const old = await make(3_000).acquire(request)
+    // The old owner stalls: its lock reads as last renewed long ago (a changed version, as a
+    // real stall followed by a takeover leaves it).
+    await putLock(JSON.stringify({ ...(await lock()), updatedAt: "2020-01-01T00:00:00.000Z" }))
+    const taker = await make().acquire(request)
     const takerToken = (await lock()).token
-    // Until its lease is 20 minutes unrenewed the old owner cannot know; from then on every
+    // The old owner learns it at its next renewal (If-Match fails); from then on every
     // operation reports the loss, and release leaves the new owner's lock alone.
-    oldClock.offset = 6 * 60_000
     const lost = 'S3 Workspace "ws" lock was lost'
-    await expect(old.read("workspace.json")).resolves.toBeUndefined()
-    oldClock.offset = 21 * 60_000
+    const learned = () => old.read("workspace.json").then(() => false, (error: Error) => error.message === lost)
+    expect(await eventually(learned)).toBe(true)
     expectExact(await rejection(old.read("workspace.json")), Error, lost)
     expectExact(await rejection(old.write("workspace.json", "{}")), Error, lost)
     expectExact(await rejection(old.release()), Error, lost)

@@ -12,6 +12,7 @@ it.each([
   ["normalized string (JS)", "  if (name !== name.trim()) throw new TypeError(message)"],
   ["normalized string (Rust)", "    !value.is_empty() && value == value.trim() && !value.contains('\\0')"],
   ["timer-safe delay bound (JS)", "const MAX_TIMER = 2 ** 31 - 1"],
+  ["plain options record (JS)", '  return typeof value === "object" && value !== null && !Array.isArray(value)'],
   ["guest process-group kill", "`[ -s ${marker} ] && kill -s KILL -- -$(cat ${marker}) 2>/dev/null`"],
   ["guest process-group kill", "const record = `read -r _ _ _ _ group _ < /proc/$$/stat; echo`"],
   ["AML_*_MS environment setting (Rust)", '        std::env::var("AML_DOCKER_API_TIMEOUT_MS")'],

@@ -26,6 +26,13 @@ export const RULES = [
     pattern: /\b(\w+) == \1\.trim\(\)|\.trim\(\) == \w+\b/,
   },
   {
+    rule: "plain options record (JS)",
+    home: ["lib/core/shapes.js"],
+    dirs: ["lib", "testing"],
+    ext: ".js",
+    pattern: /typeof (\w+) === "object" && \1 !== null && !Array\.isArray\(\1\)/,
+  },
+  {
     rule: "timer-safe delay bound (JS)",
     home: ["lib/core/timer-delay.js"],
     dirs: ["lib", "testing"],

@@ -61,7 +61,7 @@ export const {
 
 // Plain file and path work (src/files/skill.rs over crates/aml-files): portable paths and
 // <Skill> package snapshots, staging and removal.
-export const { portablePathResolve, sandboxCommandCwdProblem, skillPackageRead, skillPackageRemove, skillPackageStage, skillSourceRead, sourceFileRead } = binding
+export const { includeStage, portablePathResolve, sandboxCommandCwdProblem, skillPackageRead, skillPackageRemove, skillPackageStage, skillSourceRead, sourceFileRead } = binding
 
 // The ACP engine (src/acp/session.rs over crates/aml-acp): sessions by handle, one event stream each.
 export const {
@@ -111,7 +111,6 @@ export const {
   s3LiveHandles,
   s3LockLeaseProblem,
   s3StorageAcquire,
-  s3StorageClockOffset,
   s3StorageClose,
   s3StorageCreate,
   s3StorageCreateForClient,

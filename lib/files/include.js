@@ -75,7 +75,9 @@ function stagingPackage(label, bytes) {
   const path = join(root, "include")
   const name = basename(label) || "include.txt"
   const entry = Object.freeze({ description: "", name: `include-${randomUUID()}`, path })
-  return { dirs: [], entry, files: [{ content: bytes, executable: false, rel: name }], include: true, root, staged: join(path, name) }
+  // A Buffer view of the bytes (no copy): what the native staging takes.
+  const content = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return { entry, file: { content, name }, include: true, root, staged: join(path, name) }
 }
 
 async function completeInclude(domain, task, plan) {

@@ -7,10 +7,7 @@
 // conformance is accepted by the runtime with the same rules.
 
 import { isNormalized } from "../core/normalized.js"
-
-function isObject(value) {
-  return (typeof value === "object" || typeof value === "function") && value !== null
-}
+import { isObjectLike as isObject, readLeaseMethod } from "../core/shapes.js"
 
 /**
  * Validates `lease` from the provider named `name`. Resolves with
@@ -21,13 +18,7 @@ function isObject(value) {
 export async function acceptLease(name, lease) {
   const label = `Sandbox provider "${name}"`
   if (!isObject(lease)) throw new TypeError(`${label} returned an invalid lease`)
-  let release
-  try {
-    release = lease.release
-  } catch (cause) {
-    throw new TypeError(`${label} returned a lease with an unreadable release method`, { cause })
-  }
-  if (typeof release !== "function") throw new TypeError(`${label} returned a lease without release()`)
+  const release = readLeaseMethod(label, lease, "release")
   try {
     return captureIdentity(label, lease, release)
   } catch (error) {

@@ -8,6 +8,7 @@ import { posix } from "node:path"
 import { captureSandboxProvider } from "../core/provider-shape.js"
 import { sandboxCommandCwdProblem } from "../core/native.js"
 import { isTimerDelay } from "../core/timer-delay.js"
+import { isRecord as isPlainObject } from "../core/shapes.js"
 
 /** Validates `implementation` as a SandboxProvider (RT-1 TypeErrors) and shallow-freezes it. */
 export function defineSandboxProvider(implementation) {
@@ -65,9 +66,6 @@ export class AbstractSandboxProvider {
 const NUL = "\0"
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-function isPlainObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
 
 /**
  * The cwd rule (crates/aml-files/src/portable_path.rs `command_cwd_problem`): a normalized

@@ -9,40 +9,17 @@
 // and without `recursive`, so a pre-existing path fails instead of being reused. A staging
 // that fails or is cancelled removes what it created before it reports.
 
-import { mkdir, writeFile } from "node:fs/promises"
-import { join } from "node:path"
-
 import { withCleanupFailure } from "../errors/cleanup-failure.js"
 import { EvaluationError } from "../errors/errors.js"
-import { cancellationCancel, cancellationCreate, cancellationRelease, skillPackageRemove, skillPackageStage } from "../core/native.js"
+import { cancellationCancel, cancellationCreate, cancellationRelease, includeStage, skillPackageRemove, skillPackageStage } from "../core/native.js"
 import { fsError } from "../files/native-read.js"
 
 /**
- * Stages one package. Not raced: the native step stops at the abort (a token) and cleans
- * up after itself, so nothing it created can outlive the rejection.
+ * Stages one package, or the one file of an oversized `<Include>` (include.js builds that
+ * `pkg`), by the same Rust rules. Not raced: the native step stops at the abort (a token)
+ * and cleans up after itself, so nothing it created can outlive the rejection.
  */
-/**
- * Stages the one file of an oversized `<Include>` (include.js builds `pkg`): its bytes are
- * already in JS, so they are written here; removal is shared with Skill packages.
- */
-async function stageInclude(domain, pkg, created) {
-  try {
-    await domain.race(mkdir(pkg.root, { mode: 0o700 }))
-    // Only a directory this call created is ever removed.
-    created.push(pkg.root)
-    await domain.race(mkdir(pkg.entry.path, { mode: 0o700 }))
-    for (const file of pkg.files) {
-      await domain.race(writeFile(join(pkg.entry.path, file.rel), file.content, { flag: "wx", mode: 0o600 }))
-    }
-  } catch (cause) {
-    if (domain.signal.aborted) throw domain.signal.reason
-    throw new EvaluationError(`<Include> could not stage "${pkg.staged}"`, { cause })
-  }
-  pkg.files = undefined
-}
-
 async function stage(domain, pkg, created) {
-  if (pkg.include) return stageInclude(domain, pkg, created)
   const signal = domain.signal
   if (signal.aborted) throw signal.reason
   const token = cancellationCreate()
@@ -50,7 +27,9 @@ async function stage(domain, pkg, created) {
   signal.addEventListener("abort", cancel, { once: true })
   let fault
   try {
-    fault = await skillPackageStage(pkg.snapshot, pkg.root, token)
+    fault = pkg.include
+      ? await includeStage(pkg.root, pkg.file.name, pkg.file.content, token)
+      : await skillPackageStage(pkg.snapshot, pkg.root, token)
   } finally {
     signal.removeEventListener("abort", cancel)
     cancellationRelease(token)
@@ -60,10 +39,12 @@ async function stage(domain, pkg, created) {
     created.push(pkg.root)
     // The snapshot was used once; the staged copy is what the Agent reads from now on.
     pkg.snapshot = undefined
+    pkg.file = undefined
     if (signal.aborted) throw signal.reason
     return
   }
   if (fault.kind === "cancelled" || signal.aborted) throw signal.reason
+  if (pkg.include) throw new EvaluationError(`<Include> could not stage "${pkg.staged}"`, { cause: fsError(fault) })
   const { name, path } = pkg.entry
   throw new EvaluationError(`<Skill> could not stage package "${name}" at "${path}"`, { cause: fsError(fault) })
 }

@@ -13,20 +13,7 @@
 // Ids and paths are compared verbatim, so they must be normalized strings.
 import { isNormalized as isExact } from "../core/normalized.js"
 
-function isObject(value) {
-  return (typeof value === "object" || typeof value === "function") && value !== null
-}
-
-function readMethod(label, lease, key) {
-  let fn
-  try {
-    fn = lease[key]
-  } catch (cause) {
-    throw new TypeError(`${label} returned a lease with an unreadable ${key} method`, { cause })
-  }
-  if (typeof fn !== "function") throw new TypeError(`${label} returned a lease without ${key}()`)
-  return fn
-}
+import { isObjectLike as isObject, readLeaseMethod as readMethod } from "../core/shapes.js"
 
 
 function readMaterialization(label, lease, release) {

@@ -10,12 +10,10 @@ import { isNormalized } from "../core/normalized.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 import { masked } from "../core/component-scope.js"
 import { captureWorkspaceProvider } from "../core/provider-shape.js"
+import { isRecord as isOptions } from "../core/shapes.js"
 
 const EMPTY = Object.freeze([])
 
-function isOptions(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
 
 /**
  * A persistence or load glob: normalized, relative, forward-slash, no negation and no

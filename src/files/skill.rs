@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use aml_files::{PackageSnapshot, ReadError, SkillSource, StageError};
+use aml_files::{PackageSnapshot, ReadError, SkillSource, StageError, StagedFile};
 use napi::bindgen_prelude::{Buffer, Either, Either3, Object};
 use napi::{Env, Error, Result};
 use napi_derive::napi;
@@ -207,6 +207,37 @@ pub fn skill_package_stage<'env>(
     let run = blocking(move || {
         let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
         aml_files::stage_package(&inner, &PathBuf::from(root), &cancelled)
+    });
+    spawn_promise(env, run, |_, result| Ok(result.err().map(SkillFault::from)))
+}
+
+/// Writes the one file of an oversized `<Include>` to `root/include/<name>` by the Skill
+/// staging rules (a fresh 0700 `root`, files created exclusively with 0600, everything
+/// removed again on failure or cancellation); resolves `null` or a [`SkillFault`].
+#[napi(ts_return_type = "Promise<SkillFault | null>")]
+pub fn include_stage(
+    env: &Env,
+    root: String,
+    name: String,
+    content: Buffer,
+    cancellation: Option<u32>,
+) -> Result<Object<'_>> {
+    let token = guard(|| cancel_token(cancellation))?;
+    let snapshot = guard(|| {
+        Ok(PackageSnapshot {
+            name: "include".into(),
+            description: String::new(),
+            dirs: Vec::new(),
+            files: vec![StagedFile {
+                rel: PathBuf::from(name),
+                content: content.to_vec(),
+                executable: false,
+            }],
+        })
+    })?;
+    let run = blocking(move || {
+        let cancelled = || token.as_ref().is_some_and(CancellationToken::is_cancelled);
+        aml_files::stage_package(&snapshot, &PathBuf::from(root), &cancelled)
     });
     spawn_promise(env, run, |_, result| Ok(result.err().map(SkillFault::from)))
 }

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use aml_s3::{
-    ByteStream, ErrorClass, LockTimings, NativeS3Client, OffsetClock, S3Config, S3Credentials,
-    S3Error, S3WorkspaceLease, S3WorkspaceStorage, StorageError, WriteCondition,
+    ByteStream, ErrorClass, LockTimings, NativeS3Client, S3Config, S3Credentials, S3Error,
+    S3WorkspaceLease, S3WorkspaceStorage, StorageError, WriteCondition,
 };
 use futures_util::StreamExt;
 use napi::bindgen_prelude::{Buffer, Object};
@@ -40,8 +40,6 @@ type Body = tokio::sync::Mutex<ByteStream>;
 static STORAGES: Handles<S3WorkspaceStorage> = Handles::new();
 static LEASES: Handles<S3WorkspaceLease> = Handles::new();
 static BODIES: Handles<Body> = Handles::new();
-/// The test clocks of storages created with one (filed under the storage's handle).
-static CLOCKS: Handles<OffsetClock> = Handles::new();
 
 fn get<T>(table: &Handles<T>, id: u32) -> std::result::Result<Arc<T>, StorageError> {
     table.get(id).ok_or_else(|| StorageError::Failed {
@@ -145,10 +143,8 @@ pub fn s3_storage_create(config_json: String) -> Result<u32> {
     })
 }
 
-/// A storage for `{bucket, prefix, lockLeaseMs?, testing?: {refreshMs?, staleMs?}}` (JSON,
-/// validated by the facade) over an application's S3Client behind `port` (see
-/// [`super::s3_port`]). With `testing`, the lease reads a clock the facade moves by
-/// [`s3_storage_clock_offset`], and `refreshMs`/`staleMs` replace the lease's timings.
+/// A storage for `{bucket, prefix, lockLeaseMs?}` (JSON, validated by the facade) over an
+/// application's S3Client behind `port` (see [`super::s3_port`]).
 #[napi(
     ts_args_type = "configJson: string, port: (op: number, key: string, body: Buffer | null, extra: string) => Promise<S3PortOutcome>"
 )]
@@ -158,44 +154,10 @@ pub fn s3_storage_create_for_client(config_json: String, port: PortFunction<'_>)
         let value: Value = serde_json::from_str(&config_json).map_err(|_| invalid())?;
         let text = |key: &str| value[key].as_str().map(str::to_owned).ok_or_else(invalid);
         let (bucket, prefix) = (text("bucket")?, text("prefix")?);
-        let mut timings = lease_timings(&value).ok_or_else(invalid)?;
-        let mut storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix)
+        let timings = lease_timings(&value).ok_or_else(invalid)?;
+        let storage = S3WorkspaceStorage::new(Arc::new(JsS3Client::new(port)?), bucket, prefix)
             .with_timings(timings);
-        let testing = &value["testing"];
-        let mut clock = None;
-        if testing.is_object() {
-            let millis = |key: &str, default: std::time::Duration| match &testing[key] {
-                Value::Null => Ok(default),
-                value => value
-                    .as_u64()
-                    .map(std::time::Duration::from_millis)
-                    .ok_or_else(invalid),
-            };
-            timings = LockTimings {
-                refresh: millis("refreshMs", timings.refresh)?,
-                stale: millis("staleMs", timings.stale)?,
-            };
-            let offset = Arc::new(OffsetClock::default());
-            storage = storage.with_clock(offset.clone(), timings);
-            clock = Some(offset);
-        }
-        let handle = STORAGES.insert(storage);
-        if let Some(clock) = clock {
-            CLOCKS.insert_at(handle, clock);
-        }
-        Ok(handle)
-    })
-}
-
-/// Moves a test clock (storages created with `testing` only): `now` is the system time plus
-/// `offset_ms`.
-#[napi]
-pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) -> Result<()> {
-    guard(|| {
-        if let Some(clock) = CLOCKS.get(storage) {
-            clock.set_offset_ms(offset_ms);
-        };
-        Ok(())
+        Ok(STORAGES.insert(storage))
     })
 }
 
@@ -203,7 +165,6 @@ pub fn s3_storage_clock_offset(storage: u32, offset_ms: i64) -> Result<()> {
 pub fn s3_storage_close(storage: u32) -> Result<()> {
     guard(|| {
         STORAGES.remove(storage);
-        CLOCKS.remove(storage);
         Ok(())
     })
 }

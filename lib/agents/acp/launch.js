@@ -4,12 +4,10 @@
 // TypeErrors below are ours (docs/ACP.md lists them).
 
 import { isNormalized as normalizedName } from "../../core/normalized.js"
+import { isRecord } from "../../core/shapes.js"
 
 const POLICIES = new Set(["allow_once", "allow_always", "reject_once", "reject_always"])
 
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
 
 
 /** Captures a profile once (each member read a single time). */

@@ -7,7 +7,7 @@
 // resolved from this package's location like any peer), so a client or mock that checks
 // `instanceof` on its commands sees its own classes.
 
-import { s3StorageClockOffset, s3StorageCreateForClient } from "../../core/native.js"
+import { s3StorageCreateForClient } from "../../core/native.js"
 import { createS3LeaseStorage } from "./native-storage.js"
 
 let sdkModule
@@ -153,23 +153,11 @@ function sdkPort(client, bucket) {
 
 /**
  * A WorkspaceStorageAdapter (name "s3") over `client`; `lockLeaseMs` (validated, optional)
- * shortens the lock's lease. `testing` replaces the lock clock (`{now()}`, an offset of the
- * system time) and, where given, the timings `{refreshMs, staleMs}` (tests only). The timings
- * themselves, defaults included, are the Rust store's (crates/aml-s3/src/lease_time.rs).
+ * shortens the lock's lease. The timings, defaults included, are the Rust store's
+ * (crates/aml-s3/src/lease_time.rs).
  */
-export function createS3ClientStorage({ bucket, prefix, client, lockLeaseMs, testing }) {
+export function createS3ClientStorage({ bucket, prefix, client, lockLeaseMs }) {
   const port = sdkPort(client, bucket)
-  const create = () => {
-    const config = { bucket, lockLeaseMs, prefix }
-    if (testing !== undefined) {
-      config.testing = { refreshMs: testing.timings?.refreshMs, staleMs: testing.timings?.staleMs }
-    }
-    return s3StorageCreateForClient(JSON.stringify(config), port.call)
-  }
-  // The lease reads its clock in Rust: before each call, move it to where the test clock is.
-  const beforeCall =
-    testing?.clock === undefined
-      ? undefined
-      : (storage) => s3StorageClockOffset(storage, Math.round(testing.clock.now() - Date.now()))
-  return createS3LeaseStorage({ beforeCall, bucket, create, hostError: port.take, prefix, prepare: loadS3Sdk })
+  const create = () => s3StorageCreateForClient(JSON.stringify({ bucket, lockLeaseMs, prefix }), port.call)
+  return createS3LeaseStorage({ bucket, create, hostError: port.take, prefix, prepare: loadS3Sdk })
 }

@@ -86,13 +86,11 @@ async function bytes(value) {
 // A released lease keeps its handle (later calls report the release) until collected.
 const collected = new FinalizationRegistry((handle) => s3LeaseClose(handle))
 
-// `before()` runs ahead of every store call (a test clock's sync; a no-op otherwise).
-function lease(handle, meta, settle, before) {
+function lease(handle, meta, settle) {
   let released
   return Object.freeze({
     handle: meta,
     async read(path) {
-      before()
       const outcome = await settle(s3LeaseRead(handle, path))
       if (outcome.handle === undefined || outcome.handle === null) return undefined
       return Object.freeze({ body: body(outcome.handle, settle), version: Object.freeze({ value: outcome.version }) })
@@ -106,27 +104,22 @@ function lease(handle, meta, settle, before) {
             ? JSON.stringify({ kind: "version", version: condition.version.value })
             : undefined
       const buffer = await bytes(value)
-      before()
       const outcome = await settle(s3LeaseWrite(handle, path, buffer, json, contentType))
       return Object.freeze({ value: outcome.version })
     },
     async list(prefix) {
-      before()
       const { paths } = await settle(s3LeaseList(handle, prefix))
       return Object.freeze(paths.map((path) => Object.freeze({ path })))
     },
     async delete(paths) {
-      before()
       await settle(s3LeaseDelete(handle, [...paths]))
     },
     release() {
-      before()
       released ??= settle(s3LeaseRelease(handle)).then(() => undefined)
       return released
     },
     // Tests only: one renewal now.
     refreshForTest: () => {
-      before()
       return settle(s3LeaseRefresh(handle)).then(() => undefined)
     },
   })
@@ -134,14 +127,13 @@ function lease(handle, meta, settle, before) {
 
 /**
  * A WorkspaceStorageAdapter over one Rust store: `create()` makes the storage handle on first
- * acquisition, `prepare()` (optional) runs before each, `beforeCall(storage)` before every
- * store call (a test clock), `hostError(reference)` returns a value the client threw.
+ * acquisition, `prepare()` (optional) runs before each, and `hostError(reference)` returns a
+ * value the client threw.
  */
-export function createS3LeaseStorage({ beforeCall, bucket, create, hostError, prefix, prepare }) {
+export function createS3LeaseStorage({ bucket, create, hostError, prefix, prepare }) {
   let storage
   const meta = Object.freeze({ bucket, kind: "s3-workspace", prefix })
   const settle = (promise) => settleWith(promise, hostError)
-  const before = () => beforeCall?.(storage)
   return Object.freeze({
     name: "s3",
     async acquire(request) {
@@ -150,9 +142,8 @@ export function createS3LeaseStorage({ beforeCall, bucket, create, hostError, pr
       await prepare?.()
       // Created lazily: the factory performs no I/O and builds no client.
       storage ??= create()
-      before()
       const { handle } = await settle(s3StorageAcquire(storage, id, lock !== false))
-      const acquired = lease(handle, meta, settle, before)
+      const acquired = lease(handle, meta, settle)
       collected.register(acquired, handle)
       if (signal?.aborted) {
         await acquired.release().catch(() => {})

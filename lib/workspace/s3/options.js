@@ -6,14 +6,12 @@ import { tmpdir } from "node:os"
 // Provider option validators reject "\0" on top of the normalized-string rule.
 import { isNormalizedName as isNormalizedOption } from "../../core/normalized.js"
 import { s3LockLeaseProblem } from "../../core/native.js"
+import { isRecord } from "../../core/shapes.js"
 
 export const S3_DEFAULT_PREFIX = "aml/workspaces"
 const LIMITS = ["maxArchiveBytes", "maxEntries", "maxExtractedBytes"]
 
 
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-}
 
 /** An AWS SDK v3 client is recognised by its `send` method, so copies and mocks pass too. */
 export function isS3ClientLike(value) {
