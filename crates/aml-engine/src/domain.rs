@@ -67,6 +67,11 @@ impl Domain {
         }
     }
 
+    /// The usage every provider of this evaluation reported so far (empty: none; issue 37).
+    pub fn usage(&self) -> crate::usage::Usage {
+        self.shared.usage
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.shared.limits
     }
