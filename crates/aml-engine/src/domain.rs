@@ -72,6 +72,11 @@ impl Domain {
         self.shared.usage
     }
 
+    /// Tokens `maxTokens` counted so far.
+    pub(crate) fn tokens(&self) -> u64 {
+        self.shared.tokens
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.shared.limits
     }

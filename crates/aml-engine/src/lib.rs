@@ -60,5 +60,5 @@ pub use trace::{
     attributes_from_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord,
 };
 pub use trace_batch::{TraceBatch, TraceStrings};
-pub use usage::{BadUsage, Reported, Usage, USAGE_FIELDS};
+pub use usage::{acp_usage, BadUsage, Reported, Usage, USAGE_FIELDS};
 pub use workspace::Channel;

@@ -132,10 +132,50 @@ impl Usage {
     }
 }
 
+/// ACP's `session/prompt` usage field names and the AML names they map to (the rest of ACP's
+/// fields, e.g. `cachedWriteTokens`, have no AML counterpart and are left out).
+const ACP_FIELDS: [(&str, &str); 5] = [
+    ("inputTokens", "inputTokens"),
+    ("outputTokens", "outputTokens"),
+    ("totalTokens", "totalTokens"),
+    ("cachedReadTokens", "cachedInputTokens"),
+    ("thoughtTokens", "reasoningTokens"),
+];
+
+/// An ACP agent's prompt-response `usage` renamed to AML's fields, values as the agent sent
+/// them (the engine validates them where any provider's usage is validated). `None` when the
+/// reply had no usage object.
+pub fn acp_usage(acp: &serde_json::Value) -> Option<serde_json::Value> {
+    let acp = acp.as_object()?;
+    let mut out = serde_json::Map::new();
+    for (from, to) in ACP_FIELDS {
+        if let Some(value) = acp.get(from).filter(|v| !v.is_null()) {
+            out.insert(to.to_string(), value.clone());
+        }
+    }
+    Some(serde_json::Value::Object(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use Reported::{Absent, NotANumber, Number};
+
+    #[test]
+    fn acp_usage_is_renamed_to_aml_fields() {
+        let acp = serde_json::json!({
+            "totalTokens": 30, "inputTokens": 20, "outputTokens": 10,
+            "thoughtTokens": 4, "cachedReadTokens": 5, "cachedWriteTokens": 1
+        });
+        assert_eq!(
+            acp_usage(&acp).unwrap(),
+            serde_json::json!({
+                "inputTokens": 20, "outputTokens": 10, "totalTokens": 30,
+                "cachedInputTokens": 5, "reasoningTokens": 4
+            })
+        );
+        assert_eq!(acp_usage(&serde_json::json!(3)), None);
+    }
 
     #[test]
     fn keeps_only_reported_fields() {

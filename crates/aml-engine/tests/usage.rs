@@ -92,10 +92,24 @@ fn reaching_max_tokens_fails_the_agent_that_reached_it_and_every_later_agent() {
     });
     let mut a = paused(&mut run, agent(text("a")));
     let mut b = paused(&mut run, agent(text("b")));
-    report(&mut run, &a, 3.0, 3.0);
+    let below = run
+        .d
+        .agent_usage(
+            a.task,
+            Some([Number(3.0), Number(3.0), Absent, Absent, Absent]),
+        )
+        .unwrap();
+    assert_eq!(below, None);
     run.complete_agent(&mut a, "x");
     assert_eq!(run.resume(&mut a).unwrap(), Paused::Done("x".into()));
-    report(&mut run, &b, 2.0, 2.0);
+    let announced = run
+        .d
+        .agent_usage(
+            b.task,
+            Some([Number(2.0), Number(2.0), Absent, Absent, Absent]),
+        )
+        .unwrap();
+    assert_eq!(announced, Some(EvalError::MaxTokens(10, span(2), 10)));
     run.complete_agent(&mut b, "y");
     let reached = run.resume(&mut b).unwrap_err();
     assert_eq!(
