@@ -73,7 +73,7 @@ describe("reporting", () => {
       // part without a total as its input + output (12 + 8).
       const total = { cachedInputTokens: 3, inputTokens: 15, outputTokens: 3, totalTokens: 20 }
       expect(ends("Pair")[0].attributes.usage).toEqual(total)
-      expect(ends("AML evaluation")[0]?.attributes.usage ?? ends("evaluation")[0]?.attributes.usage).toEqual(total)
+      expect(ends("evaluate")[0].attributes.usage).toEqual(total)
       expect(finishes[0].usage).toEqual(total)
       expect(Object.isFrozen(finishes[0])).toBe(true)
     })
@@ -188,10 +188,10 @@ describe("maxTokens", () => {
           <Parallel>{branches}</Parallel>
         </Workspace>,
       ),
-      "AML evaluation reached maxTokens 100 at Agent span-4 (120 tokens used)",
+      "AML evaluation reached maxTokens 100 at Agent span-7 (120 tokens used)",
     )
     expect(started).toEqual(["a1", "a2"])
-    expect(describeFailure(error)).toEqual({ kind: "limit", message: error.message, retryable: false, spanId: "span-4" })
+    expect(describeFailure(error)).toEqual({ kind: "limit", message: error.message, retryable: false, spanId: "span-7" })
     expect(sandboxProvider.acquisitions.length).toBeGreaterThan(0)
     expect(sandboxProvider.releases).toHaveLength(sandboxProvider.acquisitions.length)
     expect(workspaceProvider.acquisitions).toHaveLength(1)
