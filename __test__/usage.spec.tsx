@@ -6,6 +6,7 @@ import { describe, expect, it, test } from "vitest"
 import {
   Agent,
   AmlRuntime,
+  evaluate,
   FollowUp,
   createMemoryJournal,
   createOpenTelemetryTracer,
@@ -257,6 +258,25 @@ describe("maxTokens", () => {
     // A budget the replayed steps alone reach: no provider call starts at all.
     prompts.length = 0
     await expectEvaluationError(runtime.evaluate(steps, { journal, maxTokens: 80 }), "AML evaluation reached maxTokens 80 at Agent span-2 (80 tokens used)")
+    expect(prompts).toEqual([])
+  })
+})
+
+describe("journaled component evaluate() (the one-call path)", () => {
+  it("records the usage and replays it without calling the provider", async () => {
+    const { prompts, provider } = reporting(() => ({ totalTokens: 25 }))
+    const journal = createMemoryJournal()
+    const Twice = async () => (await evaluate(<Agent>x</Agent>)) + (await evaluate(<Agent>y</Agent>))
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    expect(await runtime.evaluate(<Twice />, { journal })).toBe("[x][y]")
+    expect(prompts).toEqual(["x", "y"])
+    prompts.length = 0
+    const { ends, finishes } = observe(runtime)
+    expect(await runtime.evaluate(<Twice />, { journal })).toBe("[x][y]")
+    expect(prompts).toEqual([])
+    expect(ends("Agent").map((e) => e.attributes.usage)).toEqual([{ totalTokens: 25 }, { totalTokens: 25 }])
+    expect(finishes[0].usage).toEqual({ totalTokens: 50 })
+    await expectEvaluationError(runtime.evaluate(<Twice />, { journal, maxTokens: 50 }), "AML evaluation reached maxTokens 50 at Agent span-2 (50 tokens used)")
     expect(prompts).toEqual([])
   })
 })
