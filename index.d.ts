@@ -172,6 +172,16 @@ export interface AmlRuntimeOptions {
   maxTurnsPerAgent?: number | undefined
   /** Most committed `<Loop>` state transitions per evaluation (default 16, `0` = unlimited). Draft. */
   maxStateTransitions?: number | undefined
+  /**
+   * Token budget per evaluation (default `0` = off): counts each reported
+   * {@link AgentUsage} as `totalTokens`, or `inputTokens + outputTokens` without a total.
+   * Once reached, no further provider call starts, running calls are cancelled through their
+   * signals, and the evaluation rejects with the `EvaluationError`
+   * `AML evaluation reached maxTokens <limit> at Agent <spanId> (<used> tokens used)`.
+   * A non-negative safe integer, else the constructor throws
+   * `TypeError("maxTokens must be a non-negative safe integer")`.
+   */
+  maxTokens?: number | undefined
 }
 
 /** Per-call options of {@link AmlRuntime.evaluate}. */
@@ -186,6 +196,11 @@ export interface AmlEvaluationOptions {
    * Anything else without `entries()` and `append()` rejects with a `TypeError`.
    */
   readonly journal?: AmlJournal | null | undefined
+  /**
+   * This evaluation's token budget, replacing the runtime's `maxTokens` (`0` turns it off);
+   * validated the same way (an invalid value rejects with the same `TypeError`).
+   */
+  readonly maxTokens?: number | undefined
 }
 
 /**
@@ -323,6 +338,11 @@ export interface AmlEvaluationFinishEvent {
   readonly runId: string
   readonly signal: AbortSignal
   readonly status: "ok" | "error"
+  /**
+   * The evaluation's summed {@link AgentUsage} (failed evaluations included); absent when no
+   * provider reported usage, so the event's keys are unchanged for providers that do not.
+   */
+  readonly usage?: AgentUsage
 }
 
 /** The payload type of each event name. */
@@ -357,8 +377,12 @@ export interface AmlTraceIdentity {
   readonly spanId: string
 }
 
-/** A trace attribute value. */
-export type AmlTraceAttribute = boolean | number | string | readonly string[]
+/**
+ * A trace attribute value. The one object value is `usage` (an {@link AgentUsage}): on an
+ * `Agent` span's end, what its provider reported; on any other span's end, the total of its
+ * subtree; present only when usage was reported below the span.
+ */
+export type AmlTraceAttribute = boolean | number | string | readonly string[] | AgentUsage
 
 /** The kind of a trace span. */
 export type AmlTraceSpanKind =
@@ -677,10 +701,29 @@ export interface AgentSkill {
   readonly path: string
 }
 
+/**
+ * Token usage a provider reports for one Agent session (every turn). Each field is optional
+ * and, when present, a non-negative safe integer; a bad value fails the Agent with an
+ * `EvaluationError` (`Agent <spanId> usage.<field> must be a non-negative safe integer`, or
+ * `Agent <spanId> usage must be an object`) and is never summed.
+ */
+export interface AgentUsage {
+  readonly inputTokens?: number
+  readonly outputTokens?: number
+  /** What `maxTokens` counts; without it, `inputTokens + outputTokens` is counted. */
+  readonly totalTokens?: number
+  /** Part of `inputTokens` served from a cache. */
+  readonly cachedInputTokens?: number
+  /** Part of `outputTokens` spent on reasoning. */
+  readonly reasoningTokens?: number
+}
+
 /** What a provider returns for one session: the final text and, when asked, structured output. */
 export interface AgentResponse {
   structured?: unknown
   text: string
+  /** Token usage of the session; `undefined`/`null` is "not reported". */
+  usage?: AgentUsage | null
 }
 
 /** Frozen per-call context of `AgentProvider.run()`. */
@@ -1986,6 +2029,15 @@ export interface AmlFailure {
  * evaluation's signal) makes its custom abort reason count as `cancelled`.
  */
 export declare function describeFailure(error: unknown, options?: { readonly signal?: AbortSignal }): AmlFailure
+
+/**
+ * The engine's check of an {@link AgentUsage}, for code that handles usage of its own (an
+ * exporter, a dashboard, a provider adapter): a frozen copy with only the reported fields, or
+ * `undefined` for `undefined`, `null` or an object that reports nothing.
+ *
+ * @throws {TypeError} `usage.<field> must be a non-negative safe integer`, `usage must be an object`.
+ */
+export declare function normalizeUsage(usage: unknown): AgentUsage | undefined
 
 export {}
 

@@ -48,6 +48,7 @@ export { defineTool } from "./lib/tools/tool.js"
 export { defineWorkspaceProvider } from "./lib/workspace/provider.js"
 // Resumable evaluations and the failure channel (docs/JOURNAL.md).
 export { describeFailure } from "./lib/errors/describe-failure.js"
+export { normalizeUsage } from "./lib/core/usage.js"
 export { createFileJournal } from "./lib/journal/file.js"
 export { createMemoryJournal } from "./lib/journal/memory.js"
 // Container and remote Sandboxes (docs/DOCKER-SANDBOX.md; crates/aml-docker).

@@ -8,6 +8,7 @@
 import { providerFailure, readText } from "./call.js"
 import { failDirect, finishDirect } from "./direct.js"
 import { masked } from "../core/component-scope.js"
+import { reportUsage } from "./usage.js"
 
 /** The provider call of `call` settled: its Tools close and its concurrency slot is free. */
 function callEnded(domain, call) {
@@ -117,12 +118,14 @@ export function failedDirect(domain, task, error, call) {
 /** The one-call path's result: the task's text (lib/agents/direct.js). */
 export function finishDirectText(domain, task, response, label) {
   const text = masked(readText, response, label)
+  reportUsage(domain, task, response, label)
   return finishDirect(domain, task, text, domain.traceContent ? text : "")
 }
 
 export function finishText(domain, task, response, label) {
   // The response's `text` getter is user code: it runs with component evaluation masked.
   const text = masked(readText, response, label)
+  reportUsage(domain, task, response, label)
   // The output attribute is sensitive trace content: only sent while a listener consents.
   return domain.native.agentDone(task, text, domain.traceContent ? text : "")
 }

@@ -7,6 +7,7 @@
 // only a string child, no Agent prop to read or check, no Sandbox. In a journaled
 // evaluation the journal replays or records it (lib/journal/direct.js, enterJournaledTextAgent).
 
+import { engineError } from "../core/engine-error.js"
 import { EvaluationError } from "../errors/errors.js"
 import { describeError } from "../errors/error-shape.js"
 import { nodeIdentity } from "../core/node.js"
@@ -42,7 +43,7 @@ export function textAgentPrompt(domain, value, env) {
 /** The error the generic driver raises for a step code other than the expected one. */
 export function stepFailure(domain, task, code) {
   if ((code & TRACE_PENDING) !== 0) domain.flushTrace()
-  if ((code & 15) === OP_ERROR) return new EvaluationError(domain.native.errorMessage(task))
+  if ((code & 15) === OP_ERROR) return engineError(domain, domain.native.errorMessage(task))
   // Never expected after these steps: the driver's message for a step it cannot perform.
   return new EvaluationError("AML evaluation has not started")
 }

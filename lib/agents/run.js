@@ -8,6 +8,7 @@ import { failDirect, stepFailure, textAgentParent } from "./direct.js"
 import { defaultEntry } from "./props.js"
 import { structuredOutputServices } from "./services.js"
 import { masked } from "../core/component-scope.js"
+import { reportUsage } from "./usage.js"
 import { EvaluationError } from "../errors/errors.js"
 import { agentJournalStep, runJournaledAgent } from "../journal/agent.js"
 import { enterJournaledTextAgent } from "../journal/direct.js"
@@ -197,6 +198,7 @@ async function runQueued(domain, task, waiting, skillRefs, structured, provider,
   }
   if (structured !== undefined) {
     const value = await structured.accept(response, label)
+    reportUsage(domain, task, response, label)
     return domain.native.agentDone(task, "", structured.output(value))
   }
   return direct ? finishDirectText(domain, task, response, label) : finishText(domain, task, response, label)

@@ -79,6 +79,7 @@ async function evaluateWorkflow(options, signal, display, state) {
   const runtime = new AmlRuntime(trace === undefined ? undefined : { trace })
   if (display !== undefined) runtime.on("trace", display.sink)
   let runId
+  let usage
   let startedAt = performance.now()
   runtime.on("start", (event) => {
     runId = event.runId
@@ -89,10 +90,12 @@ async function evaluateWorkflow(options, signal, display, state) {
     // On a terminal the finish line is also the run's summary (docs/CLI.md "Progress").
     const summary = display === undefined ? "" : display.tracker.summary()
     display?.stop()
-    info(`aml: finished run ${event.runId} (${event.status}) in ${round(performance.now() - startedAt)}ms${summary === "" ? "" : ` — ${summary}`}`)
+    usage = event.usage
+    const tokens = usage === undefined ? "" : ` — ${usageLine(usage)}`
+    info(`aml: finished run ${event.runId} (${event.status}) in ${round(performance.now() - startedAt)}ms${summary === "" ? "" : ` — ${summary}`}${tokens}`)
   })
   const result = await runtime.evaluate(value, journal === undefined ? { signal } : { journal, signal })
-  return { runId, durationMs: round(performance.now() - startedAt), result }
+  return { runId, durationMs: round(performance.now() - startedAt), result, usage }
 }
 
 /** Runs the command; resolves with the process exit code (never rejects). */
@@ -112,8 +115,10 @@ export async function runCommand(options) {
       stderrLine(formatFailure(cancellation.signal.reason))
       return cancellation.exitCode
     }
-    const { runId, durationMs, result } = outcome
-    process.stdout.write(options.json ? `${JSON.stringify({ runId, durationMs, success: true, result }, null, 2)}\n` : `${result}\n`)
+    const { runId, durationMs, result, usage } = outcome
+    // `usage` only when a provider reported some (issue 37): the documented shape otherwise.
+    const json = usage === undefined ? { runId, durationMs, success: true, result } : { runId, durationMs, success: true, result, usage }
+    process.stdout.write(options.json ? `${JSON.stringify(json, null, 2)}\n` : `${result}\n`)
     return 0
   } catch (error) {
     // An interrupted run reports the interruption (docs/CLI.md), not the error it surfaced
@@ -126,4 +131,15 @@ export async function runCommand(options) {
     display?.stop()
     cancellation.dispose()
   }
+}
+
+/** The finish line's token totals (docs/CLI.md): `tokens: 12 input, 30 output, 42 total`. */
+function usageLine(usage) {
+  const parts = []
+  if (usage.inputTokens !== undefined) parts.push(`${usage.inputTokens} input`)
+  if (usage.outputTokens !== undefined) parts.push(`${usage.outputTokens} output`)
+  if (usage.cachedInputTokens !== undefined) parts.push(`${usage.cachedInputTokens} cached input`)
+  if (usage.reasoningTokens !== undefined) parts.push(`${usage.reasoningTokens} reasoning`)
+  if (usage.totalTokens !== undefined) parts.push(`${usage.totalTokens} total`)
+  return `tokens: ${parts.join(", ")}`
 }

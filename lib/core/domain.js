@@ -61,6 +61,9 @@ export class EvaluationDomain extends DomainTrace {
     // so the Agent paths skip both of its crossings (agentSlot, releaseAgentSlot).
     this.unboundedAgents = options.limits.maxConcurrentAgents === 0
     this.closed = false
+    /** The maxTokens stop (runtime.js `budgeted`): its controller, and the error it aborted with. */
+    this.budget = undefined
+    this.budgetError = undefined
     this.runtimeListeners = runtimeListeners
     this.local = new ListenerRegistry(() => this.refreshTracing())
     this.events = this.local.subscriber()
@@ -398,6 +401,19 @@ export class EvaluationDomain extends DomainTrace {
     const controller = this.structured.get(task)
     // Task ids are reused: only a task the engine still marks structured owns the entry.
     return controller !== undefined && this.native.isStructured(task) ? controller : undefined
+  }
+
+  /**
+   * maxTokens was reached (issue 37; `message` is the engine's): the evaluation stops as on
+   * cancellation, with that EvaluationError as the reason, so running provider calls see
+   * their signal abort, queued Agents never start and cleanup runs. Only a domain with a
+   * budget has the controller (runtime.js); the engine's rejection of the Agent that reached
+   * it is answered with this same error object (engineError).
+   */
+  stopForBudget(message) {
+    if (this.budget === undefined || this.budget.signal.aborted) return
+    this.budgetError = new EvaluationError(message)
+    this.budget.abort(this.budgetError)
   }
 
   /** Resolves when `task` holds a provider slot (FIFO, maxConcurrentAgents). */

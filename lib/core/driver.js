@@ -5,6 +5,7 @@
 // Hot path rules: no allocation per value beyond what the user's code allocates, one
 // synchronous napi call per value, and no promise unless the tree is actually async.
 
+import { engineError } from "./engine-error.js"
 import { runAgent, sandboxHandshake } from "../agents/run.js"
 import { ComponentScope, joinNested, storage } from "./component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
@@ -260,7 +261,7 @@ export async function runTask(domain, task, value, env) {
           continue
         } else if (op === OP_ERROR) {
           // The engine keeps the frames: scopes are cleaned up below before spans close.
-          throw new EvaluationError(native.errorMessage(task))
+          throw engineError(domain, native.errorMessage(task))
         } else {
           throw new EvaluationError("AML evaluation has not started")
         }

@@ -19,7 +19,7 @@ const binding = await loadNativeBinding(() => import("../../native/binding.js"))
 // thread: a Worker's exit is not the process's.
 if (isMainThread) process.once("exit", () => binding.processSupervisorStop(2000))
 
-export const { jsonSchemaProblem, liveDomains, primitiveKinds } = binding
+export const { jsonSchemaProblem, liveDomains, normalizeUsage, primitiveKinds, sumUsage } = binding
 
 // Process supervision (src/process*.rs): free functions over integer process handles.
 // The journal in a Restate Virtual Object (src/journal/restate.rs).
@@ -153,6 +153,8 @@ const {
   skillDone,
   agentSkills,
   withdrawAgent,
+  agentUsage,
+  evaluationUsage,
 } = binding
 
 // The per-value and per-Agent step calls are plain Node-API callbacks (src/hot_path/callbacks.rs):
@@ -335,6 +337,14 @@ export class NativeEvaluation {
   }
   agentDone(task, value, output) {
     return agentDone(this.id, task, value, output)
+  }
+  /** The provider's `usage` for the ready Agent on top of `task` (before its agentDone). */
+  agentUsage(task, usage) {
+    return agentUsage(this.id, task, usage)
+  }
+  /** The evaluation's summed usage, or undefined when no provider reported any. */
+  usage() {
+    return evaluationUsage(this.id)
   }
   /** `evaluate(<Agent>prompt</Agent>)` entered in one call: `spanId\nparentSpanId\nsystem`, or a step code. */
   enterTextAgent(task, identity, hasProvider, provider, prompt) {

@@ -13,9 +13,11 @@ const LIMITS = [
   ["maxConcurrentAgents", 4],
   ["maxTurnsPerAgent", 16],
   ["maxStateTransitions", 16],
+  // Reported tokens (issue 37); off by default.
+  ["maxTokens", 0],
 ]
 
-function limit(options, name, fallback) {
+export function limit(options, name, fallback) {
   const value = options[name]
   if (value === undefined) return fallback
   if (!Number.isSafeInteger(value) || value < 0) {
@@ -86,5 +88,6 @@ export function nativeLimits(limits) {
     limits.maxDepth,
     limits.maxTurnsPerAgent,
     limits.maxStateTransitions,
+    limits.maxTokens,
   ]
 }

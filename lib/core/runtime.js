@@ -8,7 +8,7 @@ import { describeError } from "../errors/error-shape.js"
 import { checkJournal, journaledDomain } from "../journal/option.js"
 import { dispatchFinish, dispatchStart } from "./lifecycle.js"
 import { ListenerRegistry } from "./listeners.js"
-import { captureRuntimeOptions } from "./runtime-options.js"
+import { captureRuntimeOptions, limit } from "./runtime-options.js"
 
 export class AmlRuntime {
   #options
@@ -49,19 +49,42 @@ export class AmlRuntime {
         return Promise.reject(error)
       }
     }
-    if (signal === undefined || signal === null) return this.#run(value, new AbortController().signal, false, journal)
-    return this.#run(value, signal, true, journal)
+    // The per-evaluation budget (issue 37) replaces the runtime's for this call only.
+    let evalOptions = this.#options
+    const maxTokens = options?.maxTokens
+    if (maxTokens !== undefined) {
+      try {
+        const limits = Object.freeze({ ...evalOptions.limits, maxTokens: limit(options, "maxTokens", 0) })
+        evalOptions = Object.freeze({ ...evalOptions, limits })
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    if (signal === undefined || signal === null) return this.#run(value, new AbortController().signal, false, journal, evalOptions)
+    return this.#run(value, signal, true, journal, evalOptions)
   }
 
-  async #run(value, signal, abortable, journal) {
+  async #run(value, signal, abortable, journal, options) {
+    // With a token budget the domain runs on its own signal, which the budget can abort and
+    // which follows the caller's; without one nothing changes (maxTokens is off by default).
+    const budget = options.limits.maxTokens > 0 ? new AbortController() : undefined
+    let forward
+    if (budget !== undefined && abortable) {
+      forward = () => budget.abort(signal.reason)
+      signal.addEventListener("abort", forward, { once: true })
+    }
+    const domainSignal = budget === undefined ? signal : budget.signal
+    const domainAbortable = abortable || budget !== undefined
     const domain =
       journal === undefined
-        ? new EvaluationDomain(this.#listeners, this.#options, signal, abortable)
-        : journaledDomain(this.#listeners, this.#options, signal, abortable, journal)
+        ? new EvaluationDomain(this.#listeners, options, domainSignal, domainAbortable)
+        : journaledDomain(this.#listeners, options, domainSignal, domainAbortable, journal)
+    domain.budget = budget
     this.#domains.add(domain)
     try {
       return await this.#lifecycle(domain, value, signal)
     } finally {
+      if (forward !== undefined) signal.removeEventListener("abort", forward)
       // The native domain lives exactly as long as this call; detached work that outlives
       // it gets "AML evaluation domain is closed" instead of touching freed state.
       this.#domains.delete(domain)
@@ -91,10 +114,13 @@ export class AmlRuntime {
     await domain.settleTasks()
     domain.close()
     try {
+      // `usage`: the evaluation's reported usage (issue 37), absent when none was reported.
+      const usage = domain.native.usage()
+      if (usage !== undefined && usage !== null) Object.freeze(usage)
       // A failed outcome also carries `failure` (describeFailure, non-enumerable and lazy).
       const outcome = failed
-        ? failedOutcome(error, domain.runId, signal)
-        : Object.freeze({ runId: domain.runId, signal, status: "ok" })
+        ? failedOutcome(error, domain.runId, signal, usage)
+        : Object.freeze(usage == null ? { runId: domain.runId, signal, status: "ok" } : { runId: domain.runId, signal, status: "ok", usage })
       await dispatchFinish(registries, outcome)
     } catch (finishError) {
       error = failed

@@ -11,7 +11,7 @@ import { readMember as read } from "./read-member.js"
 const MAX_CAUSES = 8
 
 const SPAN = /\((span-\d+|trace-\d+)\)/
-const SPAN_AT = / at Agent (span-\d+|trace-\d+)$/
+const SPAN_AT = / at Agent (span-\d+|trace-\d+)(?: \(\d+ tokens used\))?$/
 
 function spanOf(message) {
   return SPAN.exec(message)?.[1] ?? SPAN_AT.exec(message)?.[1]
@@ -21,7 +21,7 @@ function spanOf(message) {
 // the specific Agent/Script/Sandbox/Workspace shapes precede the configuration catch-all.
 const EVALUATION_RULES = [
   [/^AML engine panicked|out of lifecycle order|is not active$|^AML evaluation domain is closed$/, "internal", false, () => "AML failed internally"],
-  [/exceeded max(AgentCalls|Depth|TurnsPerAgent|StateTransitions) /, "limit", false],
+  [/exceeded max(AgentCalls|Depth|TurnsPerAgent|StateTransitions) |^AML evaluation reached maxTokens /, "limit", false],
   [/^Agent ".*" \((span|trace)-\d+\) was cancelled before provider execution$/, "cancelled", true],
   [/^Agent ".*" \((span|trace)-\d+\) failed$/, "agent", true],
   [/ returned invalid structured output$/, "configuration", false],
@@ -155,8 +155,9 @@ export function describeFailure(error, options) {
  * The finish outcome of a failed evaluation with `failure` as a lazy, non-enumerable getter:
  * existing listeners see the documented keys unchanged and nothing is computed unless read.
  */
-export function failedOutcome(error, runId, signal) {
+export function failedOutcome(error, runId, signal, usage) {
   const outcome = { error, runId, signal, status: "error" }
+  if (usage != null) outcome.usage = usage
   let failure
   Object.defineProperty(outcome, "failure", {
     enumerable: false,

@@ -15,6 +15,7 @@
 // provider made are part of the entry and are applied again, through the same Tool, so a
 // Loop's state advances exactly as it did.
 
+import { reportUsage } from "../agents/usage.js"
 import { callAgentProvider, createExecutionContext, readText } from "../agents/call.js"
 import { failDirect, stepFailure } from "../agents/direct.js"
 import { structuredOutputServices } from "../agents/services.js"
@@ -202,6 +203,8 @@ async function runJournaled(domain, task, entry, structured, request, label, lea
     return native.agentDone(task, recorded.text, recorded.output)
   }
   const { text, output } = await settle(domain, structured, response, label, false)
+  // A replayed step's recorded usage counts again (issue 37): a resumed run cannot exceed maxTokens.
+  reportUsage(domain, task, session.entry(status).value, label)
   return native.agentDone(task, text, output)
 }
 
@@ -210,6 +213,8 @@ async function settleAndRecord(domain, task, structured, response, label, stateC
   const settled = await settle(domain, structured, response, label, true)
   const value = settled.value
   if (stateCalls !== undefined && stateCalls.length > 0) value.stateCalls = Object.freeze(stateCalls)
+  const usage = reportUsage(domain, task, response, label)
+  if (usage !== undefined) value.usage = usage
   const pending = domain.journal.record(key, "agent", digest, value)
   if (pending !== undefined) await pending
   return settled

@@ -36,7 +36,8 @@ export function isEntry(entry) {
 function replayText(entry) {
   if (entry.kind !== "agent") return undefined
   const value = entry.value
-  if (value.structured !== undefined || value.stateCalls !== undefined) return undefined
+  // A step with usage replays through the facade, which reports it to the engine (issue 37).
+  if (value.structured !== undefined || value.stateCalls !== undefined || value.usage !== undefined) return undefined
   const text = value.text
   return typeof text === "string" ? text : undefined
 }

@@ -9,6 +9,7 @@
 // native: JournalIndex.recordFinishText).
 // Everything else is recorded by runJournaledAgent (lib/journal/agent.js).
 
+import { reportUsage } from "../agents/usage.js"
 import { failDirect, finishDirect, landedDirect } from "../agents/direct.js"
 import { createExecutionContext, providerFailure, readText, startProviderThen } from "../agents/call.js"
 import { masked } from "../core/component-scope.js"
@@ -49,7 +50,13 @@ export function recordTextAgent(domain, task, entry, request, label, lease, dire
     try {
       if (aborted) throw domain.signal.reason
       text = masked(readText, response, label)
-      if (direct !== false && session.recorder !== undefined) {
+      const usage = reportUsage(domain, task, response, label)
+      if (usage !== undefined) {
+        // A step with usage is recorded with it (issue 37), so a resumed run counts it
+        // against maxTokens; the lean text entry has no room for it.
+        const [key, digest] = session.stepIdentity(task)
+        pending = session.record(key, "agent", digest, { text, usage })
+      } else if (direct !== false && session.recorder !== undefined) {
         // A built-in memory journal: landed and recorded natively in one engine call.
         landedDirect(domain, task, session.recorder.recordFinishText(domain.native.id, task, text, domain.tracing))
         landed = true

@@ -20,7 +20,12 @@ function amlKey(key) {
 export function copyAmlAttributes(target, attributes) {
   for (const key in attributes) {
     const value = attributes[key]
-    target[amlKey(key)] = Array.isArray(value) ? [...value] : value
+    if (Array.isArray(value)) target[amlKey(key)] = [...value]
+    // The one object attribute, `usage` (issue 37): OTel attributes are scalars, so each
+    // reported field becomes `aml.usage.<field>`.
+    else if (typeof value === "object" && value !== null) {
+      for (const field in value) target[amlKey(`${key}.${field}`)] = value[field]
+    } else target[amlKey(key)] = value
   }
   return target
 }
@@ -94,6 +99,7 @@ function agentAttributes(target, attributes) {
   if (typeof model === "string") target["gen_ai.request.model"] = model
   if (typeof sessionId === "string") target["gen_ai.conversation.id"] = sessionId
   if (typeof usage === "string") usageAttributes(target, usage)
+  else if (typeof usage === "object" && usage !== null) tokenAttributes(target, usage)
   if (typeof prompt === "string") target["gen_ai.input.messages"] = textMessages("user", prompt)
   if (typeof system === "string" && system.length > 0) target["gen_ai.system_instructions"] = JSON.stringify([{ type: "text", content: system }])
   if (typeof output === "string") target["gen_ai.output.messages"] = textMessages("assistant", output)
@@ -108,8 +114,15 @@ function usageAttributes(target, json) {
     return
   }
   if (usage === null || typeof usage !== "object") return
+  tokenAttributes(target, usage)
+}
+
+/** GenAI token counts of a usage object (an Agent span's `usage`, or ACP's parsed JSON). */
+function tokenAttributes(target, usage) {
   if (typeof usage.inputTokens === "number") target["gen_ai.usage.input_tokens"] = usage.inputTokens
   if (typeof usage.outputTokens === "number") target["gen_ai.usage.output_tokens"] = usage.outputTokens
+  if (typeof usage.cachedInputTokens === "number") target["gen_ai.usage.cache_read.input_tokens"] = usage.cachedInputTokens
+  if (typeof usage.reasoningTokens === "number") target["gen_ai.usage.reasoning.output_tokens"] = usage.reasoningTokens
 }
 
 /**

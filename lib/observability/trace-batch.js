@@ -7,6 +7,9 @@
 /** Every empty attribute set (most span starts): sinks may keep attribute objects but never mutate them. */
 const EMPTY = Object.freeze({})
 
+/** crates/aml-engine/src/usage.rs USAGE_FIELDS, in order. */
+const USAGE_FIELDS = ["inputTokens", "outputTokens", "totalTokens", "cachedInputTokens", "reasoningTokens"]
+
 /** `trace-N` is 2N, `span-N` is 2N + 1. */
 function spanId(encoded) {
   const n = Math.floor(encoded / 2)
@@ -87,6 +90,14 @@ export class TraceBatchReader {
         const items = []
         for (let left = numbers[at++]; left > 0; left--) items.push(this.text(numbers[at++]))
         set(attributes, key, items)
+      } else if (tag === 5) {
+        // `usage` (issue 37): the five fields in the engine's order, -1 where not reported.
+        const usage = {}
+        for (let field = 0; field < 5; field++) {
+          const count = numbers[at++]
+          if (count >= 0) usage[USAGE_FIELDS[field]] = count
+        }
+        set(attributes, key, Object.freeze(usage))
       } else set(attributes, key, tag === 1)
     }
     this.at = at

@@ -15,7 +15,8 @@ function freezeAttributes(source) {
   const target = Object.create(null)
   for (const key of Object.keys(source)) {
     const value = source[key]
-    target[key] = Array.isArray(value) ? Object.freeze(value) : value
+    // Arrays and the one object value, `usage` (issue 37), are frozen with the event.
+    target[key] = typeof value === "object" && value !== null ? Object.freeze(value) : value
   }
   return Object.freeze(target)
 }

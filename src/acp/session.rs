@@ -163,6 +163,15 @@ fn event_json(event: Event) -> Value {
         } => {
             let mut out = json!({ "kind": "completed", "stopReason": stop_reason, "text": text });
             if let Some(usage) = usage {
+                // `tokens`: the same usage in AML's field names (issue 37), for the Agent's
+                // AgentResponse.usage; `usage` stays the agent's JSON for the trace events.
+                if let Some(tokens) = serde_json::from_str(&usage)
+                    .ok()
+                    .as_ref()
+                    .and_then(aml_engine::acp_usage)
+                {
+                    out["tokens"] = tokens;
+                }
                 out["usage"] = usage.into();
             }
             out

@@ -13,7 +13,7 @@ use crate::boundary::registry;
 use crate::hot_path::raw_call::JsText;
 
 /// Creates a domain. `limits` are maxAgentCalls, maxConcurrentAgents, maxDepth,
-/// maxTurnsPerAgent, maxStateTransitions (validated by the facade); `allowed_tools` and
+/// maxTurnsPerAgent, maxStateTransitions, maxTokens (validated by the facade); `allowed_tools` and
 /// `allowed_mcp_servers` are the runtime allowlists (`null`/omitted: unrestricted; the MCP
 /// list comes last so older callers keep working); `system` the runtime `system` option.
 #[napi]
@@ -32,6 +32,7 @@ pub fn domain_create(
             max_depth: at(2, def.max_depth),
             max_turns_per_agent: at(3, def.max_turns_per_agent),
             max_state_transitions: at(4, def.max_state_transitions),
+            max_tokens: at(5, def.max_tokens),
         };
         Ok(registry::insert(Domain::with_policy(
             limits,

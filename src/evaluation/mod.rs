@@ -8,4 +8,5 @@ pub mod loop_state;
 pub mod scope;
 pub mod skill;
 pub mod spans;
+pub mod usage;
 pub mod workspace_scope;

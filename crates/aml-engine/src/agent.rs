@@ -182,6 +182,7 @@ impl Task {
                 })
             }),
             replayed: false,
+            usage: None,
         };
         self.open_capture(
             Capture::Agent(Box::new(plan)),

@@ -74,6 +74,17 @@ impl Task {
         }
     }
 
+    /// [`Task::ready_plan`], to record what the provider answered with (its usage).
+    pub(crate) fn ready_plan_mut(&mut self) -> Option<&mut AgentPlan> {
+        match self.frames.last_mut() {
+            Some(Frame::Capture {
+                capture: Capture::Agent(plan),
+                ..
+            }) if plan.state == PlanState::Ready => Some(plan),
+            _ => None,
+        }
+    }
+
     /// The facade accepted the Sandbox handshake of the Agent on top: apply the turn and
     /// call budgets and ask for the provider run.
     pub(crate) fn agent_handshake_done(&mut self, sh: &mut Shared) -> Step {
@@ -110,6 +121,17 @@ impl Task {
         else {
             unreachable!("ready_plan checked the top frame")
         };
+        // Reported usage counts before anything else: the budget sees it even if the span
+        // is not traced. A bad value fails the Agent instead of being summed.
+        let usage = match plan.usage.as_deref() {
+            None => None,
+            Some(Err(bad)) => return self.reject(EvalError::BadUsage(plan.span_id, *bad), sh),
+            Some(Ok(usage)) => Some(*usage),
+        };
+        if let Some(usage) = &usage {
+            sh.usage.add(usage);
+            sh.tokens = sh.tokens.saturating_add(usage.counted());
+        }
         // Untraced, closing records nothing (Tracer::close): the attributes are not built.
         if let Some(span) = span.filter(|_| sh.tracer.enabled()) {
             let mut attributes = vec![
@@ -130,6 +152,10 @@ impl Task {
             if plan.replayed {
                 attributes.push(("journal.replayed".into(), AttrValue::Bool(true)));
             }
+            if let Some(usage) = usage {
+                attributes.push(("usage".into(), AttrValue::Usage(usage)));
+                sh.tracer.add_usage(span.id, &usage);
+            }
             // Content is copied only for a consumer that consents to it (Tracer::set_content).
             let sensitive = if sh.tracer.wants_content() {
                 vec![
@@ -141,6 +167,9 @@ impl Task {
                 Vec::new()
             };
             sh.tracer.close(span, None, attributes, sensitive);
+        }
+        if let Some(error) = tokens_exhausted(plan.span_id, sh) {
+            return self.reject(error, sh);
         }
         match self.append(text, true) {
             Ok(()) => self.advance(sh),
@@ -159,6 +188,9 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
     let max_calls = sh.limits.max_agent_calls;
     if max_calls != 0 && sh.agent_calls >= max_calls {
         return Err(EvalError::MaxAgentCalls(max_calls, plan.span_id));
+    }
+    if let Some(error) = tokens_exhausted(plan.span_id, sh) {
+        return Err(error);
     }
     sh.agent_calls += 1;
     plan.state = PlanState::Ready;
@@ -188,6 +220,13 @@ fn finalize_plan(plan: &mut AgentPlan, sh: &mut Shared) -> Result<(), EvalError>
         );
     }
     Ok(())
+}
+
+/// `maxTokens` (issue 37): once the reported usage reaches the budget, the Agent that reached
+/// it fails the evaluation and no later Agent starts a provider call. `0` is no budget.
+fn tokens_exhausted(agent: crate::SpanId, sh: &Shared) -> Option<EvalError> {
+    let max = sh.limits.max_tokens;
+    (max != 0 && sh.tokens >= max).then_some(EvalError::MaxTokens(max, agent, sh.tokens))
 }
 
 impl Step {

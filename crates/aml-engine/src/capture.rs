@@ -74,6 +74,9 @@ pub struct AgentPlan {
     /// The facade answered this Agent from an evaluation journal (position.rs): its span
     /// says so with `journal.replayed`.
     pub(crate) replayed: bool,
+    /// The usage the provider reported with its answer (issue 37), validated, or why it was
+    /// refused; boxed: most Agents have none.
+    pub(crate) usage: Option<Box<Result<crate::usage::Usage, crate::usage::BadUsage>>>,
 }
 
 /// What an Agent gathers besides its prompt. Most Agents have none of it, and a plan lives

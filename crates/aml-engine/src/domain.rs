@@ -67,6 +67,16 @@ impl Domain {
         }
     }
 
+    /// The usage every provider of this evaluation reported so far (empty: none; issue 37).
+    pub fn usage(&self) -> crate::usage::Usage {
+        self.shared.usage
+    }
+
+    /// Tokens `maxTokens` counted so far.
+    pub(crate) fn tokens(&self) -> u64 {
+        self.shared.tokens
+    }
+
     pub fn limits(&self) -> &Limits {
         &self.shared.limits
     }

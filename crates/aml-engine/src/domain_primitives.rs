@@ -11,6 +11,7 @@ use crate::error::EvalError;
 use crate::scope::ScopeEntry;
 use crate::step::Step;
 use crate::trace::Attributes;
+use crate::usage::{BadUsage, Reported, Usage};
 
 impl Domain {
     /// The driver rejected the primitive on top with an engine-known error.
@@ -111,6 +112,38 @@ impl Domain {
     /// The facade accepted the Sandbox handshake after [`crate::Op::Handshake`].
     pub fn agent_handshake_done(&mut self, id: TaskId) -> Result<Step, EvalError> {
         self.with_task(id, |t, sh| t.agent_handshake_done(sh))
+    }
+
+    /// The provider's answer for the Agent on top of `id` carried `usage` (issue 37): `None` is
+    /// a usage that is not an object. Validated now, applied by the following
+    /// [`Domain::agent_done`], which rejects the task on a bad value.
+    ///
+    /// Returns the `maxTokens` error that `agent_done` will reject with when this usage
+    /// reaches the budget, so the driver can stop the rest of the evaluation (cancel running
+    /// calls, drop queued ones) with that error before landing the answer.
+    pub fn agent_usage(
+        &mut self,
+        id: TaskId,
+        reported: Option<[Reported; 5]>,
+    ) -> Result<Option<EvalError>, EvalError> {
+        let (tokens, max) = (self.tokens(), self.limits().max_tokens);
+        let plan = self
+            .task(id)?
+            .ready_plan_mut()
+            .ok_or(EvalError::Invariant("AML Agent plan is not ready"))?;
+        let usage = match reported {
+            Some(values) => Usage::from_reported(values),
+            None => Err(BadUsage(None)),
+        };
+        let reached = match &usage {
+            Ok(usage) if max != 0 => {
+                let after = tokens.saturating_add(usage.counted());
+                (after >= max).then_some(EvalError::MaxTokens(max, plan.span_id, after))
+            }
+            _ => None,
+        };
+        plan.usage = Some(Box::new(usage));
+        Ok(reached)
     }
 
     pub fn agent_done(&mut self, id: TaskId, text: &str, output: &str) -> Result<Step, EvalError> {

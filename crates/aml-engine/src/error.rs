@@ -47,6 +47,12 @@ pub enum EvalError {
     MaxTurns(SpanId, u64),
     #[error("AML evaluation exceeded maxAgentCalls {0} at Agent {1}")]
     MaxAgentCalls(u64, SpanId),
+    /// `(limit, Agent, tokens counted)`: the reported usage reached the budget (issue 37).
+    #[error("AML evaluation reached maxTokens {0} at Agent {1} ({2} tokens used)")]
+    MaxTokens(u64, SpanId, u64),
+    /// A provider's `usage` failed validation (crate::usage).
+    #[error("Agent {0} {1}")]
+    BadUsage(SpanId, crate::usage::BadUsage),
     #[error("Structured evaluate() must resolve to exactly one <Agent>")]
     StructuredNotOneAgent,
     #[error("Structured evaluate() cannot include text outside its <Agent>")]

@@ -36,6 +36,7 @@ mod task;
 mod text_agent;
 pub mod trace;
 mod trace_batch;
+mod usage;
 mod workspace;
 
 pub use agent::AgentEntry;
@@ -59,4 +60,5 @@ pub use trace::{
     attributes_from_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord,
 };
 pub use trace_batch::{TraceBatch, TraceStrings};
+pub use usage::{acp_usage, BadUsage, Reported, Usage, USAGE_FIELDS};
 pub use workspace::Channel;

@@ -7,6 +7,8 @@ pub struct Limits {
     pub max_depth: u64,
     pub max_turns_per_agent: u64,
     pub max_state_transitions: u64,
+    /// Reported tokens the evaluation may spend (issue 37); off (0) by default.
+    pub max_tokens: u64,
 }
 
 impl Default for Limits {
@@ -17,6 +19,7 @@ impl Default for Limits {
             max_depth: 16,
             max_turns_per_agent: 16,
             max_state_transitions: 16,
+            max_tokens: 0,
         }
     }
 }

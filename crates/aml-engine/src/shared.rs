@@ -9,6 +9,10 @@ pub(crate) struct Shared {
     pub tracer: Tracer,
     /// Provider-backed Agent sessions reserved so far (maxAgentCalls).
     pub agent_calls: u64,
+    /// Reported usage of the whole evaluation (issue 37); empty while no provider reported.
+    pub usage: crate::usage::Usage,
+    /// What `maxTokens` counts so far ([`crate::usage::Usage::counted`] summed).
+    pub tokens: u64,
     /// Committed `<Loop>` state transitions so far (maxStateTransitions).
     pub state_transitions: u64,
     /// The runtime allowlist of Tool names; `None` is unrestricted.

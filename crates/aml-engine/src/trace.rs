@@ -9,12 +9,14 @@
 //! redacted event and, only when a listener consents, the content event.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
 use crate::span_id::SpanId;
+use crate::usage::Usage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -125,6 +127,9 @@ pub enum AttrValue {
     Number(f64),
     Text(String),
     List(Vec<String>),
+    /// `usage` (issue 37): an Agent's reported usage, or the total of a span's subtree; only
+    /// the reported fields, as the public `AmlUsage` object.
+    Usage(Usage),
 }
 
 /// An attribute key: the engine's own keys are static and cost no allocation per record.
@@ -232,6 +237,9 @@ pub struct Tracer {
     next_span: u64,
     sequence: u64,
     pending: Vec<TraceRecord>,
+    /// Usage reported below each open span that has any, rolled up to the parent when the
+    /// span closes (issue 37). Empty — and never touched beyond one check — without usage.
+    subtree_usage: HashMap<SpanId, Usage>,
 }
 
 impl Default for Tracer {
@@ -246,6 +254,7 @@ impl Default for Tracer {
             next_span: 1,
             sequence: 0,
             pending: Vec::new(),
+            subtree_usage: HashMap::new(),
         }
     }
 }
@@ -363,6 +372,12 @@ impl Tracer {
         }
     }
 
+    /// Adds `usage` to the subtree total of the open span `span`; its `span.end` carries the
+    /// total as `usage` (unless it sets its own) and hands it to its parent.
+    pub fn add_usage(&mut self, span: SpanId, usage: &Usage) {
+        self.subtree_usage.entry(span).or_default().add(usage);
+    }
+
     /// Closes a span; a failure adds `error.type` (metadata) and `error.message` (sensitive).
     /// Reported when tracing is enabled now, even if it was not when the span opened.
     pub fn close(
@@ -372,8 +387,21 @@ impl Tracer {
         mut attributes: Attributes,
         mut sensitive: Attributes,
     ) {
+        let rolled = if self.subtree_usage.is_empty() {
+            None
+        } else {
+            self.subtree_usage.remove(&span.id)
+        };
+        if let (Some(total), Some(parent)) = (&rolled, span.parent) {
+            self.add_usage(parent, total);
+        }
         if !self.enabled {
             return;
+        }
+        if let Some(total) = rolled {
+            if !attributes.iter().any(|(key, _)| key == "usage") {
+                attributes.push(("usage".into(), AttrValue::Usage(total)));
+            }
         }
         let status = match failure {
             None => SpanStatus::Ok,

@@ -93,6 +93,13 @@ impl Encoder<'_> {
                         self.string(item);
                     }
                 }
+                // Tag 5, then the five fields in USAGE_FIELDS order; -1 is "not reported".
+                AttrValue::Usage(usage) => {
+                    self.numbers.push(5.0);
+                    for field in usage.fields() {
+                        self.numbers.push(field.map_or(-1.0, |n| n as f64));
+                    }
+                }
             }
         }
     }

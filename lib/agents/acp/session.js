@@ -13,6 +13,7 @@ import {
   acpSessionNext,
   acpSessionPrompt,
   acpSessionRelease,
+  sumUsage,
 } from "../../core/native.js"
 
 /**
@@ -72,6 +73,8 @@ export class AcpSession {
   #releaseResources
   #structured
   #waitFailure
+  /** The usage of each completed turn, in AML field names (issue 37). */
+  #tokens = []
 
   constructor(handle, spans, sessionSpanId, launch, providerName, hint, releaseResources, structured, waitFailure) {
     this.#waitFailure = waitFailure
@@ -198,7 +201,12 @@ export class AcpSession {
           ? event.text
           : launch.transformText(event.text, Object.freeze({ sessionId: this.#sessionId }))
       if (typeof text !== "string") throw new TypeError("ACP Agent launch transformText must return a string")
-      return structured === undefined ? { text } : { structured: structured.submission.result(), text }
+      const response = structured === undefined ? { text } : { structured: structured.submission.result(), text }
+      // The session's usage so far (issue 37): the last turn's response is the Agent's answer,
+      // so it carries every turn's tokens, summed by the engine's rule.
+      if (event.tokens !== undefined) this.#tokens.push(event.tokens)
+      if (this.#tokens.length > 0) response.usage = this.#tokens.length === 1 ? this.#tokens[0] : sumUsage(this.#tokens)
+      return response
     } finally {
       this.#parent = this.#sessionSpanId
     }
