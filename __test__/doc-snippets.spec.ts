@@ -61,9 +61,9 @@ function project(): string {
   return dir
 }
 
-test("the docs mark their runnable snippets (INSTALL.md's quick start and first workflow, WORKSPACE.md's program)", () => {
+test("the docs mark their runnable snippets (the README's first workflow, INSTALL.md's quick start and first workflow, WORKSPACE.md's program)", () => {
   const count = (page: string) => found.filter((snippet) => snippet.page === page).length
-  expect([count("docs/INSTALL.md"), count("docs/WORKSPACE.md")]).toEqual([2, 1])
+  expect([count("README.md"), count("docs/INSTALL.md"), count("docs/WORKSPACE.md")]).toEqual([1, 2, 1])
 })
 
 describe.each(found)("$page:$line", (snippet) => {
