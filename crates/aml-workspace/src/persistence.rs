@@ -14,6 +14,7 @@ use crate::blocking::blocking;
 use crate::cancel::{Cancel, Phase};
 use crate::error::{Result, WorkspaceError};
 use crate::folder::{self, FolderLimits};
+use crate::full_disk::out_of_space;
 use crate::index::{iso_timestamp, Format, Revision, WorkspaceIndex, INDEX_PATH, MAX_INDEX_BYTES};
 use crate::materializations::{self, MaterializationSweep};
 use crate::owners::{self, OwnerRecord};
@@ -88,31 +89,6 @@ pub async fn read_index(lease: &dyn StorageLease) -> Result<Option<(WorkspaceInd
             "Workspace index exceeded {MAX_INDEX_BYTES} bytes"
         ))),
     }
-}
-
-/// A full disk (or quota) names only the staging file it hit, which means nothing to the user.
-/// Every failing path of a save returns before the index is written, so the message can promise
-/// that nothing was published; the original error stays as the cause and its code is kept.
-fn out_of_space(workspace_id: Option<&str>, error: WorkspaceError) -> WorkspaceError {
-    let code = match error.code.as_deref() {
-        Some(code @ ("ENOSPC" | "EDQUOT")) => code.to_owned(),
-        _ => return error,
-    };
-    let name = match workspace_id {
-        Some(id) => format!("Workspace \"{id}\""),
-        None => "Workspace".to_owned(),
-    };
-    let reason = if code == "ENOSPC" {
-        "no space left on device"
-    } else {
-        "disk quota exceeded"
-    };
-    let mut wrapped = WorkspaceError::error(format!(
-        "{name} was not saved: {reason} ({code}); nothing was published and its current revision is unchanged"
-    ))
-    .with_cause(error);
-    wrapped.code = Some(code);
-    wrapped
 }
 
 impl Materialization {
@@ -495,41 +471,5 @@ impl Materialization {
                 vec![cleanup, release],
             )),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn io_error(errno: i32) -> WorkspaceError {
-        let error = std::io::Error::from_raw_os_error(errno);
-        WorkspaceError::io(
-            &error,
-            "write",
-            Path::new("/tmp/aml-workspace-x/save-1.tar.gz"),
-        )
-    }
-
-    #[test]
-    fn a_full_disk_names_the_workspace_and_keeps_the_code_and_cause() {
-        let error = out_of_space(Some("reports"), io_error(libc::ENOSPC));
-        assert_eq!(
-            error.message,
-            "Workspace \"reports\" was not saved: no space left on device (ENOSPC); nothing was published and its current revision is unchanged"
-        );
-        assert_eq!(error.code.as_deref(), Some("ENOSPC"));
-        let cause = error.cause.expect("the I/O error stays as the cause");
-        assert!(cause.message.contains("save-1.tar.gz"), "{}", cause.message);
-        let quota = out_of_space(None, io_error(libc::EDQUOT));
-        assert!(quota
-            .message
-            .starts_with("Workspace was not saved: disk quota exceeded (EDQUOT)"));
-    }
-
-    #[test]
-    fn other_failures_pass_through_unchanged() {
-        let denied = io_error(libc::EACCES);
-        assert_eq!(out_of_space(Some("reports"), denied.clone()), denied);
     }
 }
