@@ -90,6 +90,17 @@ describe("acquisition", () => {
     expect(error.message).toBe(message)
   })
 
+  // The documented messages stay exact and do not say which path; the cause does.
+  test.each([
+    [{ root: "missing" }, "no such directory", "missing"],
+    [{ root: "repo", cwd: "repo/missing" }, "no such directory", "repo/missing"],
+    [{ root: "repo/file.txt", cwd: "repo/file.txt" }, "not a directory", "repo/file.txt"],
+  ])("%j: the cause of 'must be a directory' says %s and names the path", async (paths, what, path) => {
+    const error = await rejection(localSandbox({ workspace: directory }).acquire(request(paths)))
+    expect(error.message).toMatch(/^Local Sandbox (root|cwd) must be a directory$/)
+    expect(error.cause?.message).toBe(`${what}: ${join(directory, path)}`)
+  })
+
   test("conformance passes with a configured workspace", async () => {
     await sandboxProviderConformance(localSandbox({ workspace: directory }))
   })

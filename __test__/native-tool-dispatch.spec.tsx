@@ -2,6 +2,8 @@
 // test-only Rust-native provider `nativeScriptedProvider()`: the same validation pipeline,
 // spans and cancellation as a JS provider, failures as data, a throwing callback that cannot
 // kill the process, concurrency. That Node still exits by itself: native-tool-dispatch-exit.spec.ts.
+import { getEventListeners } from "node:events"
+
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
 
@@ -184,11 +186,18 @@ describe("cancellation", () => {
     let count = 0
     const allStarted = deferred()
     const seen: AbortSignal[] = []
-    const tool = stuck(() => ++count === 20 && allStarted.resolve(), seen)
-    const provider = nativeScriptedProvider({ concurrent: true, steps: Array.from({ length: 20 }, () => ({ input: {}, tool: "stuck" })) })
+    let listenersAtFirstCall = 0
     const controller = new AbortController()
+    const tool = stuck(() => {
+      if (++count === 1) listenersAtFirstCall = getEventListeners(controller.signal, "abort").length
+      if (count === 20) allStarted.resolve()
+    }, seen)
+    const provider = nativeScriptedProvider({ concurrent: true, steps: Array.from({ length: 20 }, () => ({ input: {}, tool: "stuck" })) })
     const evaluation = new AmlRuntime({ agentProvider: provider }).evaluate(<Agent><Tool use={tool} />go</Agent>, { signal: controller.signal })
     await allStarted.promise
+    // 20 calls run at once on the caller's signal: they share one forwarding listener (no
+    // listener per call, which made Node warn about a leak past ten).
+    expect(getEventListeners(controller.signal, "abort").length).toBe(listenersAtFirstCall)
     controller.abort(new RangeError("enough"))
     expect((await failureOf(() => evaluation)).cause).toBeInstanceOf(RangeError)
     expect(seen.every((signal) => signal.aborted)).toBe(true)

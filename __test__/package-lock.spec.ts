@@ -49,3 +49,14 @@ describe("package-lock.json", () => {
     expect(result.status, result.output).toBe(0)
   }, 120_000)
 })
+
+// npm 11 lists dependencies whose install scripts `allowScripts` does not cover, at the end of
+// every install; docs/CONTRIBUTING.md ("What `npm install` prints") gives the reason for each
+// entry. A new dependency with an install script fails here until it is reviewed and listed.
+describe("allowScripts in package.json", () => {
+  test("covers every installed dependency that has an install script", async () => {
+    const result = await npm(["install-scripts", "ls"], repo)
+    expect(result.status, result.output).toBe(0)
+    expect(result.output.trim()).toBe("No packages with unreviewed install scripts.")
+  }, 120_000)
+})

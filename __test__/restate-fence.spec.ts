@@ -10,6 +10,7 @@ import { describeFailure, type AmlJournalEntry } from "@aml-jsx/sdk"
 import { createRestateJournal } from "@aml-jsx/sdk/restate"
 
 import { startRestate, startWorker, workerSecret, type RestateServer, type Worker } from "./support/restate.js"
+import { quietWarnings } from "./support/expected-warnings.js"
 import { testNeeding } from "./support/test-groups.js"
 
 // Needs Node 22 (scripts/test-groups.js): skipped, and named so, where this machine lacks it.
@@ -27,6 +28,14 @@ beforeAll(async () => {
   worker = await startWorker(script, { INGRESS: server.ingress, RESTATE_LOGGING: "ERROR" })
   await server.register(`http://127.0.0.1:${worker.port}`)
 }, 180_000)
+
+// This file forges journal entries: the AML_JOURNAL_IGNORED warnings they cause are expected
+// (one test asserts them), so they are not printed.
+let printWarnings = () => {}
+beforeAll(() => {
+  printWarnings = quietWarnings("AML_JOURNAL_IGNORED")
+})
+afterAll(() => printWarnings())
 
 afterAll(async () => {
   await worker?.stop()

@@ -43,7 +43,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const missing = missingLockEntries(JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")))
   for (const line of missing) console.log(`package-lock.json lacks ${line}`)
   if (missing.length > 0) {
-    console.log("npm ci will refuse this lock; see CONTRIBUTING in README.md (Keeping package-lock.json whole)")
+    console.log("npm ci will refuse this lock; see docs/CONTRIBUTING.md (Keeping package-lock.json whole)")
     process.exitCode = 1
   }
 }

@@ -46,8 +46,10 @@ export function stagedPlatformPackages(base = root) {
 
 /** The publish manifest for `manifest` given the staged platform packages. */
 export function publishManifest(manifest, platformPackages) {
-  // Development-only fields go; `ava` is the repository's test runner configuration.
-  const { ava: _ava, devDependencies: _dev, scripts: _scripts, ...published } = manifest
+  // Development-only fields go; `ava` is the repository's test runner configuration, and
+  // `allowScripts` / `overrides` steer only the repository's own install (npm reads them from
+  // the root project, never from a dependency).
+  const { allowScripts: _allow, ava: _ava, devDependencies: _dev, overrides: _overrides, scripts: _scripts, ...published } = manifest
   for (const pkg of platformPackages) {
     if (pkg.version !== manifest.version) {
       throw new Error(`${pkg.name} is at ${pkg.version}, the root package at ${manifest.version}`)

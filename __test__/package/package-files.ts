@@ -82,18 +82,18 @@ export async function missingImports(packageDir: string, allowedPackages: readon
 /** The fenced code block of `language` that first follows `heading` in `markdown`. */
 export function readmeBlock(markdown: string, heading: string, language: string): string {
   const at = markdown.indexOf(`\n${heading}\n`)
-  if (at < 0) throw new Error(`README has no heading ${heading}`)
+  if (at < 0) throw new Error(`no heading ${heading} in the Markdown`)
   const fence = "```"
   const start = markdown.indexOf(`${fence}${language}\n`, at)
   const end = markdown.indexOf(`\n${fence}`, start + 1)
-  if (start < 0 || end < 0) throw new Error(`README has no ${language} block after ${heading}`)
+  if (start < 0 || end < 0) throw new Error(`no ${language} block after ${heading} in the Markdown`)
   return `${markdown.slice(start + fence.length + language.length + 1, end)}\n`
 }
 
 /** Every fenced code block of `language` in the section under `heading` (up to the next heading). */
 export function readmeBlocks(markdown: string, heading: string, language: string): string[] {
   const at = markdown.indexOf(`\n${heading}\n`)
-  if (at < 0) throw new Error(`README has no heading ${heading}`)
+  if (at < 0) throw new Error(`no heading ${heading} in the Markdown`)
   const next = markdown.slice(at + heading.length + 2).search(/\n#{1,6} /)
   const section = next < 0 ? markdown.slice(at) : markdown.slice(at, at + heading.length + 2 + next)
   const fence = "```"

@@ -2,7 +2,7 @@
 // package, packed exactly as a release does (global-setup.ts → scripts/pack-release.js:
 // release build without the test hooks), installed into a fresh project outside the
 // repository with no Rust toolchain on the PATH: what the tarballs hold, which addon the
-// loader picks, and what the root alone says (issue 25 §5). The README's consumer project —
+// loader picks, and what the root alone says (issue 25 §5). docs/INSTALL.md's consumer project —
 // examples, tsconfig, vitest and ava — runs in consumer-project.spec.ts.
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -51,11 +51,12 @@ describe("the packed package", () => {
     expect(manifest.scripts).toBeUndefined()
     for (const script of LIFECYCLE_SCRIPTS) expect(manifest.scripts?.[script]).toBeUndefined()
     expect(manifest.devDependencies).toBeUndefined()
+    expect([manifest.allowScripts, manifest.overrides]).toEqual([undefined, undefined])
     expect(manifest.optionalDependencies).toEqual({ [platformName]: rootManifest.version })
     expect(manifest.repository).toEqual({ type: "git", url: "git+https://github.com/aml-jsx/sdk-rs.git" })
     expect(manifest.license).toBe("MIT")
-    // The Node.js range README "Node.js versions" states: ours, and that of our dependency
-    // oxc-transform, so npm never warns about a package of ours on a version we accept.
+    // The Node.js range docs/INSTALL.md states (Node.js versions and the tools npm picks): ours,
+    // and that of our dependency oxc-transform, so npm never warns about a package of ours on a version we accept.
     expect(manifest.engines).toEqual({ node: "^20.19.0 || >=22.12.0" })
     // The command's name lives in the publish manifest only (docs/CLI.md, scripts/publish-manifest.js).
     expect(manifest.bin).toEqual({ aml: "bin/aml.js" })
@@ -115,8 +116,8 @@ describe("the packed package", () => {
         "or build the addon from source: https://github.com/aml-jsx/sdk-rs#build-the-addon-from-source",
       cause: expect.stringMatching(/^Cannot find native binding\. npm has a bug related to optional dependencies/),
     })
-    // README "Platforms" quotes it for this platform.
-    if (triple === "linux-x64-gnu") expect(readFileSync(join(repo, "README.md"), "utf8")).toContain(`\nMissingNativeBindingError: ${outcome.message}\n`)
+    // docs/PLATFORMS.md quotes it for this platform.
+    if (triple === "linux-x64-gnu") expect(readFileSync(join(repo, "docs", "PLATFORMS.md"), "utf8")).toContain(`\nMissingNativeBindingError: ${outcome.message}\n`)
   })
 
   test("@aml-jsx/sdk/restate resolves and says what it needs: Node 22, then its optional peer", async () => {

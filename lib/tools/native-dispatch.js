@@ -46,14 +46,14 @@ async function settle(call, ref, input) {
   }
   // Per call, so Rust can cancel one call without aborting the evaluation. This shim is the
   // provider narrowing the signal (TL-3), so it forwards the run's abort to the call's
-  // controller itself: the executor sees an abort of either at once. Not AbortSignal.any:
-  // its listener on the long-lived run signal stays until the composite is collected, so
-  // thousands of calls pile up listeners (and cost) on one signal.
+  // controller itself: the executor sees an abort of either at once. Not AbortSignal.any, and
+  // not a listener per call: the run signal may be the caller's, and concurrent calls would
+  // each add a listener to it (past ten, Node warns about a leak on a signal we do not own).
+  // One listener per lending forwards to every running call (`follow`).
   const controller = new AbortController()
-  const run = entry.signal
-  const forward = () => controller.abort(run.reason)
-  if (run.aborted) forward()
-  else run.addEventListener("abort", forward, { once: true })
+  const run = entry.lending.signal
+  if (run.aborted) controller.abort(run.reason)
+  else entry.lending.follow(controller)
   table.calls.set(call, controller)
   try {
     const value = await entry.tool.execute(JSON.parse(input), { signal: controller.signal })
@@ -63,7 +63,7 @@ async function settle(call, ref, input) {
     const aborted = isReason(error, controller.signal) || isReason(error, run)
     return { aborted, message, name: type, ok: false }
   } finally {
-    run.removeEventListener("abort", forward)
+    entry.lending.unfollow(controller)
     table.calls.delete(call)
   }
 }
@@ -89,11 +89,12 @@ export function dispatch(op, call, ref, input) {
  */
 export function lendTools(requestTools, signal) {
   if (!toolDispatcherInstalled()) toolDispatcherInstall(dispatch)
+  const lending = lendingOf(signal)
   const refs = []
   const specs = []
   for (const tool of requestTools) {
     const ref = nextRef()
-    table.tools.set(ref, { signal, tool })
+    table.tools.set(ref, { lending, tool })
     refs.push(ref)
     specs.push({ description: tool.description, inputSchema: tool.inputSchema, name: tool.name, ref })
   }
@@ -101,6 +102,28 @@ export function lendTools(requestTools, signal) {
     for (const ref of refs) table.tools.delete(ref)
   }
   return { json: JSON.stringify(specs), release }
+}
+
+/**
+ * The running calls of one lending and the one abort listener they share on `signal`: added
+ * when the first call starts, removed when the last one settles, so an idle lending leaves
+ * the signal as it found it.
+ */
+function lendingOf(signal) {
+  const running = new Set()
+  const forward = () => {
+    for (const controller of running) controller.abort(signal.reason)
+  }
+  return {
+    follow(controller) {
+      if (running.size === 0) signal.addEventListener("abort", forward, { once: true })
+      running.add(controller)
+    },
+    signal,
+    unfollow(controller) {
+      if (running.delete(controller) && running.size === 0) signal.removeEventListener("abort", forward)
+    },
+  }
 }
 
 /** Lent Tools and running calls (leak checks in tests). */

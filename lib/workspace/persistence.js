@@ -111,7 +111,8 @@ export class WorkspacePersistence {
     const { evaluationId, id, signal } = request
     const lock = request.lock !== false
     if (signal?.aborted) throw signal.reason
-    const options = JSON.stringify({ format, temporaryDirectory, ...limits })
+    // The id only names the Workspace in a failed save's message (a full disk, for one).
+    const options = JSON.stringify({ format, temporaryDirectory, workspaceId: id, ...limits })
     const load = loadJson(request.load)
     const native = nativeFilesystemDirectory(storage)
     let reference = 0

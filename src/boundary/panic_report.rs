@@ -7,7 +7,7 @@
 //! (`src/boundary/guard.rs` wraps the text in a JS error).
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::PanicHookInfo;
 use std::sync::Once;
 
@@ -28,6 +28,24 @@ thread_local! {
     // futures under `catch_unwind` on the worker that panicked), so a thread-local hands the
     // report over without locking.
     static LAST: RefCell<Option<Report>> = const { RefCell::new(None) };
+    // Set while a test hook panics on purpose: the report is still recorded (the suite checks
+    // its text), but the previous hook's stderr print — a backtrace under RUST_BACKTRACE=1 —
+    // would make a green run look broken.
+    static EXPECTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, whose panics on this thread are expected: recorded, not printed.
+#[cfg(any(test, feature = "test-hooks"))]
+pub fn expecting_panic<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = EXPECTED.try_with(|flag| flag.set(false));
+        }
+    }
+    EXPECTED.with(|flag| flag.set(true));
+    let _reset = Reset;
+    f()
 }
 
 /// Installs the recording hook once per process (idempotent; cheap after the first call),
@@ -42,7 +60,9 @@ type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
 fn chained(previous: Hook) -> Hook {
     Box::new(move |info| {
         record(info);
-        previous(info);
+        if !EXPECTED.try_with(Cell::get).unwrap_or(false) {
+            previous(info);
+        }
     })
 }
 

@@ -8,7 +8,7 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
-use super::{chained, install_hook, panic_text, PANIC_TARGET};
+use super::{chained, expecting_panic, install_hook, panic_text, PANIC_TARGET};
 
 /// One recorded event: target, level and `(field, value)` pairs.
 type Recorded = (String, tracing::Level, Vec<(String, String)>);
@@ -128,4 +128,26 @@ fn a_payload_raised_without_the_hook_does_not_borrow_a_stale_location() {
     let _ = catch_unwind(|| panic!("unconsumed"));
     let text = caught(|| std::panic::resume_unwind(Box::new("re-raised")));
     assert_eq!(text, "AML engine panicked: re-raised");
+}
+
+#[test]
+fn an_expected_panic_is_recorded_but_not_passed_to_the_hook_before() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let saved = std::panic::take_hook();
+    std::panic::set_hook(chained(Box::new(|_| {
+        CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    })));
+    let payload = catch_unwind(|| expecting_panic(|| panic!("on purpose"))).unwrap_err();
+    let text = panic_text(&*payload);
+    // The flag ends with the call: the next panic reaches the previous hook again.
+    let _ = catch_unwind(|| panic!("unexpected"));
+    std::panic::set_hook(saved);
+    assert_eq!(CALLS.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(
+        text.starts_with("AML engine panicked: on purpose (at src/boundary/panic_report_tests.rs:"),
+        "{text}"
+    );
 }

@@ -13,16 +13,17 @@ use napi_derive::napi;
 
 use crate::boundary::async_runtime::spawn_promise;
 use crate::boundary::guard::guard;
+use crate::boundary::panic_report::expecting_panic;
 
 /// Panics inside the guard, so tests prove a Rust panic reaches JS as a thrown error (with
-/// its message and location) instead of aborting Node.
+/// its message and location) instead of aborting Node. Expected, so not printed to stderr.
 #[napi(skip_typescript)]
 pub fn panic_for_test(message: String) -> Result<()> {
-    guard(|| panic!("{message}"))
+    guard(|| expecting_panic(|| panic!("{message}")))
 }
 
 fn explode() -> Result<()> {
-    panic!("async process panic")
+    expecting_panic(|| panic!("async process panic"))
 }
 
 /// Panics inside the async bridge (tests prove it becomes a rejected Promise).

@@ -80,6 +80,7 @@ fn parse_options(json: &str) -> PersistenceOptions {
     options.max_archive_bytes = number("maxArchiveBytes", options.max_archive_bytes);
     options.max_entries = number("maxEntries", options.max_entries);
     options.max_extracted_bytes = number("maxExtractedBytes", options.max_extracted_bytes);
+    options.workspace_id = value["workspaceId"].as_str().map(str::to_owned);
     options
 }
 

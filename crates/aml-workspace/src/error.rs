@@ -140,6 +140,7 @@ fn errno_name(errno: i32) -> &'static str {
         libc::EISDIR => "EISDIR",
         libc::ENOTEMPTY => "ENOTEMPTY",
         libc::ENOSPC => "ENOSPC",
+        libc::EDQUOT => "EDQUOT",
         libc::EROFS => "EROFS",
         libc::ELOOP => "ELOOP",
         libc::ENAMETOOLONG => "ENAMETOOLONG",

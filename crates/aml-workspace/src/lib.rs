@@ -21,6 +21,7 @@ pub mod folder;
 mod fs_bulk;
 mod fs_scratch;
 pub mod fs_storage;
+mod full_disk;
 pub mod holder;
 pub mod index;
 pub mod lock;

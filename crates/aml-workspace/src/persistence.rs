@@ -14,6 +14,7 @@ use crate::blocking::blocking;
 use crate::cancel::{Cancel, Phase};
 use crate::error::{Result, WorkspaceError};
 use crate::folder::{self, FolderLimits};
+use crate::full_disk::out_of_space;
 use crate::index::{iso_timestamp, Format, Revision, WorkspaceIndex, INDEX_PATH, MAX_INDEX_BYTES};
 use crate::materializations::{self, MaterializationSweep};
 use crate::owners::{self, OwnerRecord};
@@ -285,6 +286,15 @@ impl Materialization {
     /// [`Materialization::save`] that stops at the next file once `cancel` fires, up to
     /// publication: an interrupted save deletes what it uploaded and publishes nothing.
     pub async fn save_cancellable(
+        &mut self,
+        request: SaveRequest,
+        cancel: &Cancel,
+    ) -> Result<Revision> {
+        let saved = self.snapshot_and_publish(request, cancel).await;
+        saved.map_err(|error| out_of_space(self.options.workspace_id.as_deref(), error))
+    }
+
+    async fn snapshot_and_publish(
         &mut self,
         request: SaveRequest,
         cancel: &Cancel,

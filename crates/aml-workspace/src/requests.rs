@@ -17,6 +17,9 @@ pub struct PersistenceOptions {
     pub max_extracted_bytes: u64,
     pub temporary_directory: PathBuf,
     pub sweep_budget: usize,
+    /// The Workspace id the caller acquired, for messages only: a failed save names it (the
+    /// storage lease knows paths and keys, not which Workspace the user asked for).
+    pub workspace_id: Option<String>,
 }
 
 impl PersistenceOptions {
@@ -28,6 +31,7 @@ impl PersistenceOptions {
             max_extracted_bytes: 1024 * 1024 * 1024,
             temporary_directory,
             sweep_budget: DEFAULT_SWEEP_BUDGET,
+            workspace_id: None,
         }
     }
 }

@@ -45,12 +45,17 @@ function readOptions(options) {
  */
 async function realDirectory(label, path, boundary) {
   const found = await hostDirectoryResolve(path, boundary === undefined ? [] : [boundary])
+  // The messages are the documented, exact ones; the cause names the path, which they do not.
+  const notDirectory = () =>
+    new Error(`Local Sandbox ${label} must be a directory`, {
+      cause: new Error(`${found.real === null || found.real === undefined ? "no such directory" : "not a directory"}: ${path}`),
+    })
   // A missing path is not a directory; its escape cannot be judged without a real path.
-  if (found.real === null || found.real === undefined) throw new Error(`Local Sandbox ${label} must be a directory`)
+  if (found.real === null || found.real === undefined) throw notDirectory()
   if (boundary !== undefined && !found.inside[0]) {
     throw new Error(`Local Sandbox ${label} resolves outside its configured boundary`)
   }
-  if (!found.directory) throw new Error(`Local Sandbox ${label} must be a directory`)
+  if (!found.directory) throw notDirectory()
   return found.real
 }
 
