@@ -38,11 +38,13 @@ describe("the workflow file", () => {
     expect(caller).toBe(`    at main (${fixture("source-map.tsx")}:6:5)`)
   })
 
-  it("reports a syntax error with its location, not a stack dump", async () => {
+  it("reports a syntax error with its location and the offending line, not a stack dump", async () => {
     const result = await runCli(["run", fixture("syntax-error.tsx")])
     expect(result).toMatchObject({ code: 1, stdout: "" })
     expect(result.stderr).toBe(
-      `aml: failed to load workflow file ${fixture("syntax-error.tsx")}\n  caused by: ${fixture("syntax-error.tsx")}:1:23: Unexpected token\n`,
+      `aml: failed to load workflow file ${fixture("syntax-error.tsx")}\n  caused by: ${fixture("syntax-error.tsx")}:1:23: Unexpected token\n` +
+        "    1 | export default <Agent>unterminated\n" +
+        "      |                       ^\n",
     )
     expect(result.stderr).not.toContain("    at ")
   })

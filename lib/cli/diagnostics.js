@@ -114,7 +114,11 @@ export function failureValues(error) {
 
 /** The full diagnostic for `error` with its hints, without a trailing newline. */
 export function formatFailure(error) {
-  const text = `aml: ${messageOf(error)}${details(error, "  ", new Set([error]), 0)}`
-  const hints = hintsFor(failureValues(error), messageOf)
+  const values = failureValues(error)
+  // A compile error's code frame (lib/cli/code-frame.js) goes under the whole chain.
+  const frame = values.find((value) => typeof value?.codeFrame === "string")?.codeFrame
+  const framed = frame === undefined ? "" : `\n${frame.replace(/^/gm, "    ")}`
+  const text = `aml: ${messageOf(error)}${details(error, "  ", new Set([error]), 0)}${framed}`
+  const hints = hintsFor(values, messageOf)
   return hints.length === 0 ? text : `${text}\n${hints.map((hint) => `hint: ${hint}`).join("\n")}`
 }

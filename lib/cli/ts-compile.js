@@ -2,6 +2,7 @@
 // by the in-process loader (inline-loader.js) and the module hooks (tsx-hooks.js, which run
 // on Node's loader thread, so nothing here keeps state the main thread needs).
 import { createRequire } from "node:module"
+import { codeFrame } from "./code-frame.js"
 
 // `.cts` is not here: a CommonJS TypeScript module would need the CommonJS loader too.
 export const TRANSFORMED = /\.(?:m?ts|tsx|jsx)$/
@@ -48,7 +49,10 @@ export function compile(path, source) {
     const location = where === null ? path : `${where[1]}:${where[2]}:${where[3]}`
     const more = result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ""
     const help = first.helpMessage ? `; ${first.helpMessage}` : ""
-    throw new SyntaxError(`${location}: ${first.message}${help}${more}`)
+    const error = new SyntaxError(`${location}: ${first.message}${help}${more}`)
+    // The offending line with a caret, shown under the message (lib/cli/diagnostics.js).
+    if (where !== null) error.codeFrame = codeFrame(source, Number(where[2]), Number(where[3]))
+    throw error
   }
   const map = Buffer.from(JSON.stringify(result.map)).toString("base64")
   return `${result.code}\n//# sourceMappingURL=data:application/json;base64,${map}\n`
