@@ -49,6 +49,7 @@ export { defineWorkspaceProvider } from "./lib/workspace/provider.js"
 // Resumable evaluations and the failure channel (docs/JOURNAL.md).
 export { describeFailure } from "./lib/errors/describe-failure.js"
 export { createFileJournal } from "./lib/journal/file.js"
+export { recordRuns } from "./lib/studio/recorder.js"
 export { createMemoryJournal } from "./lib/journal/memory.js"
 // Container and remote Sandboxes (docs/DOCKER-SANDBOX.md; crates/aml-docker).
 export { dockerSandbox } from "./lib/sandbox/docker/docker-sandbox.js"

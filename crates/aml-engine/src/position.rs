@@ -261,7 +261,13 @@ impl Domain {
                 ("key".into(), AttrValue::Text(key.to_string())),
                 ("kind".into(), AttrValue::Text("agent".to_string())),
             ];
-            self.point(span, Some(parent), "journal.step".into(), attributes, vec![]);
+            self.point(
+                span,
+                Some(parent),
+                "journal.step".into(),
+                attributes,
+                vec![],
+            );
         }
         Ok(())
     }

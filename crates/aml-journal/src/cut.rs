@@ -62,7 +62,10 @@ pub fn write_all(path: &Path, workflow: &str, records: &[String]) -> Result<(), 
     }
     let temporary = sibling(path);
     let written = File::create(&temporary)
-        .and_then(|mut file| file.write_all(text.as_bytes()).and_then(|()| file.sync_all()))
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())
+                .and_then(|()| file.sync_all())
+        })
         .and_then(|()| fs::rename(&temporary, path));
     if let Err(error) = written {
         let _ = fs::remove_file(&temporary);
@@ -92,7 +95,13 @@ mod tests {
         let records = vec![record("a"), record("b"), record("c")];
         write_all(&path, "wf", &records).unwrap();
         let cut = cut_before(&path, "wf", "b").unwrap();
-        assert_eq!(cut, Cut { kept: 1, dropped: 2 });
+        assert_eq!(
+            cut,
+            Cut {
+                kept: 1,
+                dropped: 2
+            }
+        );
         assert_eq!(open(&path, "wf").unwrap().records, vec![record("a")]);
     }
 

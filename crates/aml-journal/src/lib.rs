@@ -13,10 +13,10 @@ mod digest;
 mod file;
 mod index;
 
+pub use cut::{cut_before, write_all, Cut};
 pub use digest::{
     agent_digest, agent_digest_raw, digest, hex, parse_hex, tool_digest, AgentRequest, Raw,
 };
-pub use cut::{cut_before, write_all, Cut};
 pub use file::{append, open, Opened};
 pub use index::{EntryKind, Found, Indexed, JournalIndex, Recorded};
 

@@ -180,7 +180,7 @@ async function showRun(id) {
         style: `left:${(span.at - start) * scale}%;width:${((open ? end : span.at + span.durationMs) - span.at) * scale}%`,
         title: ms(span.durationMs),
       })
-      const row = el("div", { class: `node${selected === span.id ? " selected" : ""}`, "data-kind": span.kind, "data-span": span.id }, label, el("div", { class: "track" }, bar))
+      const row = el("div", { class: `node${selected === span.id ? " selected" : ""}`, "data-kind": span.kind, "data-name": span.name, "data-span": span.id }, label, el("div", { class: "track" }, bar))
       row.addEventListener("click", () => {
         selected = span.id
         render()

@@ -1,0 +1,171 @@
+// AML Studio end to end (docs/STUDIO.md): `aml run` records, `aml studio` serves, and a real
+// headless Chromium (Debian's chromium, driven by puppeteer-core, which never downloads a
+// browser) reads the page: the run list, a run's tree and timeline, a failing run's error
+// kind, a live run, "re-run from here", markup rendered as text; plus the server's 401/403.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { request } from "node:http"
+import { join } from "node:path"
+
+import type { Browser, Page } from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+
+import { repoRoot, runCli, startCli, type CliProcess } from "./support/cli.js"
+import { tempDir } from "./support/processes.js"
+import { testNeeding } from "./support/test-groups.js"
+
+const test = testNeeding("chromium")
+const studioFixture = (name: string) => join(repoRoot, "__test__/fixtures/studio", name)
+const review = join(repoRoot, "examples/review.tsx")
+// Where the spec saves its screenshots; docs/STUDIO.md shows copies of them.
+const shots = join(repoRoot, "target/studio-screenshots")
+
+let dir: { path: string; remove: () => void }
+let runs: string
+let calls: string
+let studio: CliProcess
+let url: URL
+let browser: Browser
+let page: Page
+
+const recordedEnv = () => ({ AML_RECORD: "1", AML_REVIEW_PROVIDER_MODULE: studioFixture("logging-provider.mjs"), AML_STUDIO_CALLS: calls })
+
+async function listedRuns(): Promise<{ id: string; status: string; rerunOf?: string; error?: { kind: string } }[]> {
+  const response = await fetch(new URL(`/api/runs?token=${url.searchParams.get("token")}`, url))
+  return response.json()
+}
+
+/** Resolves with the first run `pick` accepts (polled; the spec's timeout is the guard). */
+async function waitForRun(pick: (run: Awaited<ReturnType<typeof listedRuns>>[number]) => boolean) {
+  for (;;) {
+    const found = (await listedRuns()).find(pick)
+    if (found !== undefined) return found
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+function rawGet(path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: "127.0.0.1", port: Number(url.port), path, headers: { host } }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    outgoing.on("error", reject)
+    outgoing.end()
+  })
+}
+
+async function openRun(id: string) {
+  await page.goto(`${url.href}#run=${id}`)
+  await page.waitForSelector(".node")
+}
+
+describe("AML Studio", () => {
+  beforeAll(async () => {
+    if (!existsSync("/usr/bin/chromium")) return
+    dir = tempDir("aml-studio-")
+    runs = join(dir.path, "runs")
+    calls = join(dir.path, "calls.txt")
+    studio = startCli(["studio", "--port", "0", "--dir", runs], { cwd: dir.path, killAfterMs: 300_000 })
+    let printed = ""
+    studio.child.stdout!.on("data", (chunk: string) => (printed += chunk))
+    await studio.waitForStderr("aml: studio serving")
+    url = new URL(printed.trim())
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (studio !== undefined) {
+      studio.child.kill("SIGTERM")
+      await studio.done
+    }
+    dir?.remove()
+  })
+
+  test("serves the run list, a run's tree and timeline, and refuses requests without the token or with another Host", async () => {
+    const done = await runCli(["run", review, "--runs-dir", runs], { cwd: dir.path, env: recordedEnv() })
+    expect(done.code, done.stderr).toBe(0)
+    expect(readFileSync(calls, "utf8").split("\n").filter(Boolean).sort()).toEqual(["reviewer:correctness", "reviewer:formatting", "synthesis"])
+    const [run] = await listedRuns()
+    expect(run.status).toBe("success")
+
+    expect(await rawGet("/api/runs", `127.0.0.1:${url.port}`)).toBe(401)
+    expect(await rawGet(`/?token=wrong`, `127.0.0.1:${url.port}`)).toBe(401)
+    expect(await rawGet(`/api/runs?token=${url.searchParams.get("token")}`, `evil.example:${url.port}`)).toBe(403)
+    expect(await rawGet(`/api/runs/..%2F..%2Fetc/events?token=${url.searchParams.get("token")}`, `127.0.0.1:${url.port}`)).toBe(404)
+
+    const { default: puppeteer } = await import("puppeteer-core")
+    browser = await puppeteer.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    page = await browser.newPage()
+    await page.setViewport({ width: 1280, height: 720 })
+    await page.goto(url.href)
+    await page.waitForSelector(`tr.run-row[data-run="${run.id}"]`)
+    const row = await page.$eval(`tr.run-row[data-run="${run.id}"]`, (el) => ({ status: el.querySelector(".status")!.textContent, agents: el.querySelector(".count-agent")!.textContent }))
+    expect(row).toEqual({ status: "success", agents: "3" })
+    mkdirSync(shots, { recursive: true })
+    await page.screenshot({ path: join(shots, "run-list.png") })
+
+    await page.click(`tr.run-row[data-run="${run.id}"]`)
+    await page.waitForSelector(".node")
+    const counts = await page.evaluate(() => ({
+      agents: document.querySelectorAll('.node[data-kind="agent"][data-name="Agent"]').length,
+      bars: document.querySelectorAll(".node .bar").length,
+      nodes: document.querySelectorAll(".node").length,
+    }))
+    expect(counts.agents).toBe(3)
+    expect(counts.bars).toBe(counts.nodes)
+    await page.click('.node[data-kind="agent"][data-name="Agent"]')
+    await page.waitForSelector(".details .attributes")
+    await page.screenshot({ path: join(shots, "run-tree.png") })
+  }, 90_000)
+
+  test("re-run from the synthesis Agent calls only that Agent again, linked to the old run", async () => {
+    const [old] = await listedRuns()
+    writeFileSync(calls, "")
+    await openRun(old.id)
+    // The synthesis Agent is the outermost Agent: the first Agent row of the tree.
+    await page.click('.node[data-kind="agent"][data-name="Agent"]')
+    await page.waitForSelector("button.rerun")
+    await page.click("button.rerun")
+    const rerun = await waitForRun((candidate) => candidate.rerunOf === old.id && candidate.status !== "running")
+    expect(rerun.status).toBe("success")
+    expect(readFileSync(calls, "utf8")).toBe("synthesis\n")
+  }, 90_000)
+
+  test("a failing run shows its error kind; its markup renders as text", async () => {
+    const failed = await runCli(["run", studioFixture("failing.tsx"), "--runs-dir", runs, "--capture-content"], { cwd: dir.path, env: recordedEnv() })
+    expect(failed.code).toBe(1)
+    const run = await waitForRun((candidate) => candidate.status === "error")
+    await page.goto(url.href)
+    await page.waitForSelector(`tr.run-row[data-run="${run.id}"]`)
+    const kind = await page.$eval(`tr.run-row[data-run="${run.id}"] .error-kind`, (el) => el.textContent)
+    expect(kind).toBe(run.error!.kind)
+    expect(kind).not.toBe("")
+    await openRun(run.id)
+    await page.click('.node[data-kind="agent"][data-name="Agent"]')
+    await page.waitForSelector(".details .error-kind")
+    const shown = await page.evaluate(() => ({
+      kind: document.querySelector(".details .error-kind")!.textContent,
+      attributes: document.querySelector(".details .attributes")!.textContent,
+      images: document.querySelectorAll("img").length,
+      title: document.title,
+    }))
+    expect(shown.kind).toBe(run.error!.kind)
+    expect(shown.attributes).toContain(`<img src=x onerror=\\"document.title='pwned'\\">`)
+    expect(shown.images).toBe(0)
+    expect(shown.title).toBe("AML Studio")
+  }, 90_000)
+
+  test("a page open on a running run updates as its spans close", async () => {
+    const gate = join(dir.path, "gate")
+    const live = startCli(["run", studioFixture("gated.tsx"), "--runs-dir", runs], { cwd: dir.path, env: { ...recordedEnv(), AML_STUDIO_GATE: gate } })
+    const run = await waitForRun((candidate) => candidate.status === "running")
+    await openRun(run.id)
+    // The gated Agent's bar is open while the run runs.
+    await page.waitForFunction(() => document.querySelectorAll(".bar.open").length > 0 && document.querySelector(".summary .status")?.textContent === "running")
+    writeFileSync(gate, "")
+    expect((await live.done).code).toBe(0)
+    await page.waitForFunction(() => document.querySelector(".summary .status")?.textContent === "success" && document.querySelectorAll(".bar.open").length === 0)
+    const agents = await page.evaluate(() => document.querySelectorAll('.node[data-kind="agent"][data-name="Agent"]').length)
+    expect(agents).toBe(2)
+  }, 90_000)
+})
