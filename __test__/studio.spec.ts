@@ -65,7 +65,8 @@ describe("AML Studio", () => {
     dir = tempDir("aml-studio-")
     runs = join(dir.path, "runs")
     calls = join(dir.path, "calls.txt")
-    studio = startCli(["studio", "--port", "0", "--dir", runs], { cwd: dir.path, killAfterMs: 300_000 })
+    // The studio's environment is its re-runs' (the logging provider and its call log).
+    studio = startCli(["studio", "--port", "0", "--dir", runs], { cwd: dir.path, env: recordedEnv(), killAfterMs: 300_000 })
     let printed = ""
     studio.child.stdout!.on("data", (chunk: string) => (printed += chunk))
     await studio.waitForStderr("aml: studio serving")
@@ -102,7 +103,6 @@ describe("AML Studio", () => {
     const row = await page.$eval(`tr.run-row[data-run="${run.id}"]`, (el) => ({ status: el.querySelector(".status")!.textContent, agents: el.querySelector(".count-agent")!.textContent }))
     expect(row).toEqual({ status: "success", agents: "3" })
     mkdirSync(shots, { recursive: true })
-    await page.screenshot({ path: join(shots, "run-list.png") })
 
     await page.click(`tr.run-row[data-run="${run.id}"]`)
     await page.waitForSelector(".node")
@@ -113,6 +113,13 @@ describe("AML Studio", () => {
     }))
     expect(counts.agents).toBe(3)
     expect(counts.bars).toBe(counts.nodes)
+    // Bars sit on one time axis: the root evaluation's spans (almost) all of it, and the
+    // synthesis Agent's a visible share of it.
+    const widths = await page.evaluate(() =>
+      [...document.querySelectorAll(".node")].slice(0, 2).map((row) => row.querySelector(".bar")!.getBoundingClientRect().width / row.querySelector(".track")!.getBoundingClientRect().width),
+    )
+    expect(widths[0]).toBeGreaterThan(0.95)
+    expect(widths[1]).toBeGreaterThan(0.05)
     await page.click('.node[data-kind="agent"][data-name="Agent"]')
     await page.waitForSelector(".details .attributes")
     await page.screenshot({ path: join(shots, "run-tree.png") })
@@ -141,15 +148,21 @@ describe("AML Studio", () => {
     expect(kind).toBe(run.error!.kind)
     expect(kind).not.toBe("")
     await openRun(run.id)
-    await page.click('.node[data-kind="agent"][data-name="Agent"]')
+    // By span id: a click re-renders the rows, so element handles would go stale.
+    const agents = await page.$$eval('.node[data-kind="agent"][data-name="Agent"]', (rows) => rows.map((row) => `.node[data-span="${(row as HTMLElement).dataset.span}"]`))
+    expect(agents).toHaveLength(2)
+    // The failed Agent shows the run's failure as describeFailure() classified it.
+    await page.click(agents[1])
     await page.waitForSelector(".details .error-kind")
+    expect(await page.$eval(".details .error-kind", (el) => el.textContent)).toBe(run.error!.kind)
+    // The first Agent's prompt (captured content) holds markup: it must show as text.
+    await page.click(agents[0])
+    await page.waitForFunction(() => document.querySelector(".details .attributes")?.textContent?.includes("Summarise"))
     const shown = await page.evaluate(() => ({
-      kind: document.querySelector(".details .error-kind")!.textContent,
       attributes: document.querySelector(".details .attributes")!.textContent,
       images: document.querySelectorAll("img").length,
       title: document.title,
     }))
-    expect(shown.kind).toBe(run.error!.kind)
     expect(shown.attributes).toContain(`<img src=x onerror=\\"document.title='pwned'\\">`)
     expect(shown.images).toBe(0)
     expect(shown.title).toBe("AML Studio")
@@ -167,5 +180,10 @@ describe("AML Studio", () => {
     await page.waitForFunction(() => document.querySelector(".summary .status")?.textContent === "success" && document.querySelectorAll(".bar.open").length === 0)
     const agents = await page.evaluate(() => document.querySelectorAll('.node[data-kind="agent"][data-name="Agent"]').length)
     expect(agents).toBe(2)
+
+    // The list with every kind of run this spec made (docs/STUDIO.md shows it).
+    await page.goto(url.href)
+    await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 4)
+    await page.screenshot({ path: join(shots, "run-list.png") })
   }, 90_000)
 })

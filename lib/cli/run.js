@@ -79,7 +79,8 @@ async function evaluateWorkflow(options, signal, display, state) {
   const trace = options.trace ? createConsoleTracer({ captureContent: options.captureContent, write: log }) : undefined
   const runtime = new AmlRuntime(trace === undefined ? undefined : { trace })
   if (display !== undefined) runtime.on("trace", display.sink)
-  if (options.record && process.env.AML_RECORD !== "0") {
+  // A re-run (--rerun-of, started by the studio) is always recorded: that is its point.
+  if (options.record && (process.env.AML_RECORD !== "0" || options.rerunOf !== undefined)) {
     // docs/STUDIO.md: the run is kept for `aml studio`, with a journal to re-run it from.
     journal ??= createMemoryJournal()
     const { recordRun } = await import("./run-record.js")

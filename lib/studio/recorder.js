@@ -38,8 +38,9 @@ class RecordedRun {
     runsCreate(dir, runId, JSON.stringify(meta))
   }
 
-  add(record, clockOffset) {
-    if (this.meta.clockOffset === undefined) this.meta.clockOffset = clockOffset
+  add(record, control) {
+    this.control = control
+    if (this.meta.clockOffset === undefined) this.meta.clockOffset = control.clockOffset
     // An Agent's own span is named "Agent"; other spans of kind agent are its parts.
     if (record[0] === 0 && COUNTED.includes(record[3]) && (record[3] !== "agent" || record[4] === "Agent")) this.meta.counts[record[3]]++
     if (this.meta.truncated) return
@@ -62,6 +63,10 @@ class RecordedRun {
   }
 
   finish(event, journal) {
+    // `finish` listeners run before the root span closes and while the tree's last records
+    // may still wait for their batch: take them now, so the counts and the final metadata
+    // see the whole tree. The root span's end follows in the next batch (appended as usual).
+    this.control?.flush()
     this.flush()
     const meta = this.meta
     meta.status = event.status === "ok" ? "success" : "error"
@@ -88,7 +93,13 @@ function startRecording(runtime, options, context = {}) {
   const { dir = DEFAULT_RUNS_DIR, captureContent = false, maxBytes = DEFAULT_MAX_BYTES } = checkOptions(options)
   const root = resolve(dir)
   const runs = new Map()
-  const sink = (runId, record, control) => runs.get(runId)?.add(record, control.clockOffset)
+  const sink = (runId, record, control) => {
+    const run = runs.get(runId)
+    if (run === undefined) return
+    run.add(record, control)
+    // The root span's end is the run's last record (after the finish listeners).
+    if (record[0] === 1 && record[2] === "evaluation") runs.delete(runId)
+  }
   const listener = () => {}
   Object.defineProperty(listener, "captureContent", { enumerable: true, value: captureContent })
   Object.defineProperty(listener, TRACE_SINK, { value: sink })
@@ -99,10 +110,7 @@ function startRecording(runtime, options, context = {}) {
     }),
     runtime.on("trace", Object.freeze(listener)),
     runtime.on("finish", (event) => {
-      const run = runs.get(event.runId)
-      if (run === undefined) return
-      runs.delete(event.runId)
-      run.finish(event, context.journal)
+      runs.get(event.runId)?.finish(event, context.journal)
     }),
   ]
   return () => {

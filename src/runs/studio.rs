@@ -30,21 +30,21 @@ pub fn studio_start(
     program: String,
     prefix: Vec<String>,
 ) -> Result<napi::bindgen_prelude::Object<'_>> {
-    let port = u16::try_from(port)
-        .map_err(|_| Error::new(Status::InvalidArg, "AML studio port must be 0–65535"))?;
-    let rerun = (!program.is_empty()).then(|| aml_studio::RerunCommand {
-        program: PathBuf::from(program),
-        prefix,
-    });
-    let config = aml_studio::StudioConfig {
-        runs: PathBuf::from(runs),
-        port,
-        token,
-        rerun,
-    };
     spawn_promise(
         env,
         async move {
+            let port = u16::try_from(port)
+                .map_err(|_| Error::new(Status::InvalidArg, "AML studio port must be 0–65535"))?;
+            let rerun = (!program.is_empty()).then(|| aml_studio::RerunCommand {
+                program: PathBuf::from(program),
+                prefix,
+            });
+            let config = aml_studio::StudioConfig {
+                runs: PathBuf::from(runs),
+                port,
+                token,
+                rerun,
+            };
             let studio = aml_studio::start(config).await.map_err(|e| {
                 Error::new(
                     Status::GenericFailure,
@@ -65,12 +65,12 @@ pub fn studio_start(
 /// A Promise that settles when the studio on `port` is stopped.
 #[napi]
 pub fn studio_closed(env: &Env, port: u32) -> Result<napi::bindgen_prelude::Object<'_>> {
-    let studio = u16::try_from(port)
-        .ok()
-        .and_then(|port| servers().lock().expect("studio table").get(&port).cloned());
     spawn_promise(
         env,
         async move {
+            let studio = u16::try_from(port)
+                .ok()
+                .and_then(|port| servers().lock().expect("studio table").get(&port).cloned());
             if let Some(studio) = studio {
                 studio.closed().await;
             }

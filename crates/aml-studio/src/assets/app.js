@@ -19,6 +19,8 @@ function el(tag, props, ...children) {
   for (const [key, value] of Object.entries(props ?? {})) {
     if (key === "text") node.textContent = value
     else if (key === "class") node.className = value
+    // Through CSSOM: the CSP forbids style attributes, not style properties set by script.
+    else if (key === "style") Object.assign(node.style, value)
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value)
     else node.setAttribute(key, value)
   }
@@ -169,7 +171,7 @@ async function showRun(id) {
       })
       const label = el(
         "div",
-        { class: "label", style: `padding-left:${depth * 14 + 4}px` },
+        { class: "label", style: { paddingLeft: `${depth * 14 + 4}px` } },
         toggle,
         el("span", { class: "kind", text: span.kind }),
         el("span", { class: "name", text: span.name }),
@@ -177,7 +179,7 @@ async function showRun(id) {
       )
       const bar = el("div", {
         class: `bar${span.failed ? " failed" : ""}${open ? " open" : ""}`,
-        style: `left:${(span.at - start) * scale}%;width:${((open ? end : span.at + span.durationMs) - span.at) * scale}%`,
+        style: { left: `${(span.at - start) * scale}%`, width: `${((open ? end : span.at + span.durationMs) - span.at) * scale}%` },
         title: ms(span.durationMs),
       })
       const row = el("div", { class: `node${selected === span.id ? " selected" : ""}`, "data-kind": span.kind, "data-name": span.name, "data-span": span.id }, label, el("div", { class: "track" }, bar))
