@@ -168,6 +168,28 @@ describe("AML Studio", () => {
     expect(shown.title).toBe("AML Studio")
   }, 90_000)
 
+  test("token usage per Agent (structured or ACP's legacy string) and summed per subtree", async () => {
+    // A record written by hand in the recorder's format: one structured `usage` on an Agent
+    // span's end, one Agent reporting through ACP's JSON-string `usage` on `agent.turn` events.
+    const id = "usage-run"
+    mkdirSync(join(runs, id))
+    writeFileSync(join(runs, id, "run.json"), JSON.stringify({ id, status: "success", startedAt: Date.now(), durationMs: 10, counts: { agent: 2, tool: 0, script: 0 } }))
+    const records = [
+      [0, "trace-0", null, "evaluation", "evaluate", 0, {}],
+      [0, "span-1", "trace-0", "agent", "Agent", 1, {}],
+      [1, "span-1", "agent", false, 3, { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } }],
+      [0, "span-2", "trace-0", "agent", "Agent", 2, {}],
+      [2, "span-2", "agent.turn", 3, { usage: JSON.stringify({ inputTokens: 7, outputTokens: 2 }) }],
+      [2, "span-2", "agent.turn", 4, { usage: JSON.stringify({ inputTokens: 1, outputTokens: 1 }) }],
+      [1, "span-2", "agent", false, 4, {}],
+      [1, "trace-0", "evaluation", false, 10, {}],
+    ]
+    writeFileSync(join(runs, id, "events.jsonl"), records.map((record) => `${JSON.stringify(record)}\n`).join(""))
+    await openRun(id)
+    const usage = await page.$$eval(".node .usage", (cells) => cells.map((cell) => cell.textContent))
+    expect(usage).toEqual(["18 in / 8 out tokens", "10 in / 5 out tokens", "8 in / 3 out tokens"])
+  }, 90_000)
+
   test("a page open on a running run updates as its spans close", async () => {
     const gate = join(dir.path, "gate")
     const live = startCli(["run", studioFixture("gated.tsx"), "--runs-dir", runs], { cwd: dir.path, env: { ...recordedEnv(), AML_STUDIO_GATE: gate } })
@@ -183,7 +205,7 @@ describe("AML Studio", () => {
 
     // The list with every kind of run this spec made (docs/STUDIO.md shows it).
     await page.goto(url.href)
-    await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 4)
+    await page.waitForFunction(() => document.querySelectorAll("tr.run-row").length === 5)
     await page.screenshot({ path: join(shots, "run-list.png") })
   }, 90_000)
 })
