@@ -10,7 +10,7 @@ import type { Browser, Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect } from "vitest"
 
 import { repoRoot, runCli, startCli, type CliProcess } from "./support/cli.js"
-import { tempDir } from "./support/processes.js"
+import { exists, tempDir } from "./support/processes.js"
 import { testNeeding } from "./support/test-groups.js"
 
 const test = testNeeding("chromium")
@@ -136,6 +136,10 @@ describe("AML Studio", () => {
     const rerun = await waitForRun((candidate) => candidate.rerunOf === old.id && candidate.status !== "running")
     expect(rerun.status).toBe("success")
     expect(readFileSync(calls, "utf8")).toBe("synthesis\n")
+    // The re-run's process ends (the studio reaps it): nothing is left behind.
+    await page.waitForFunction(() => /pid \d+/.test(document.querySelector(".rerun-status")?.textContent ?? ""))
+    const pid = Number(/pid (\d+)/.exec(await page.$eval(".rerun-status", (el) => el.textContent ?? ""))![1])
+    while (exists(pid)) await new Promise((resolve) => setTimeout(resolve, 20))
   }, 90_000)
 
   test("a failing run shows its error kind; its markup renders as text", async () => {

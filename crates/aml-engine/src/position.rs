@@ -415,6 +415,25 @@ mod tests {
     }
 
     #[test]
+    fn a_live_step_names_its_key_only_while_tracing() {
+        for tracing in [true, false] {
+            let mut d = Domain::new(Limits::default());
+            d.set_tracing(tracing);
+            d.open_root();
+            let t = d.new_task(None).unwrap();
+            d.node(t, 2, NodeKind::Primitive(Primitive::Agent as u8), "Agent")
+                .unwrap();
+            d.enter_agent(t, agent_entry()).unwrap();
+            d.text(t, "hi").unwrap();
+            assert!(d.empty(t).is_ok());
+            d.note_live_step(t, "agent:A.").unwrap();
+            let records = format!("{:?}", d.drain_trace());
+            assert_eq!(records.contains("journal.step"), tracing, "{records}");
+            assert_eq!(records.contains("agent:A."), tracing, "{records}");
+        }
+    }
+
+    #[test]
     fn appending_a_sibling_keeps_earlier_positions() {
         let two = agent_positions(2);
         let three = agent_positions(3);
