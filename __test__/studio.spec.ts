@@ -188,7 +188,8 @@ describe("AML Studio", () => {
       [1, "span-2", "agent", false, 4, {}],
       [1, "trace-0", "evaluation", false, 10, {}],
     ]
-    writeFileSync(join(runs, id, "events.jsonl"), records.map((record) => `${JSON.stringify(record)}\n`).join(""))
+    // Two lines (two batches), as the recorder writes them.
+    writeFileSync(join(runs, id, "events.jsonl"), `${JSON.stringify(records.slice(0, 3))}\n${JSON.stringify(records.slice(3))}\n`)
     await openRun(id)
     const usage = await page.$$eval(".node .usage", (cells) => cells.map((cell) => cell.textContent))
     expect(usage).toEqual(["18 in / 8 out tokens", "10 in / 5 out tokens", "8 in / 3 out tokens"])

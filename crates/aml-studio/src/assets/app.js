@@ -241,7 +241,8 @@ async function showRun(id) {
     for (;;) {
       const chunk = await api(`/api/runs/${encodeURIComponent(id)}/events?offset=${offset}`)
       if (chunk.text === "") break
-      for (const line of chunk.text.split("\n")) if (line !== "") model.apply(JSON.parse(line))
+      // Each line is one recorded batch: a JSON array of records (docs/STUDIO.md).
+      for (const line of chunk.text.split("\n")) if (line !== "") for (const record of JSON.parse(line)) model.apply(record)
       offset = chunk.next
       changed = true
     }
