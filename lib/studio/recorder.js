@@ -35,10 +35,11 @@ class RecordedRun {
     this.maxBytes = maxBytes
     this.records = []
     this.scheduled = false
-    runsCreate(dir, runId, JSON.stringify(meta))
+    this.write(() => runsCreate(dir, runId, JSON.stringify(meta)))
   }
 
   add(record, control) {
+    if (this.broken) return
     this.control = control
     if (this.meta.clockOffset === undefined) this.meta.clockOffset = control.clockOffset
     // An Agent's own span is named "Agent"; other spans of kind agent are its parts.
@@ -51,8 +52,27 @@ class RecordedRun {
     }
   }
 
+  /**
+   * Writes what is buffered. Recording is diagnostics: a failure to write (the directory was
+   * removed, the disk is full) stops recording this run and never fails the evaluation or
+   * throws from a timer; it is reported once on stderr.
+   */
+  write(call) {
+    if (this.broken) return
+    try {
+      call()
+    } catch (error) {
+      this.broken = true
+      process.emitWarning(`AML run ${this.runId} is no longer recorded: ${error.message}`, { code: "AML_RUN_RECORDING" })
+    }
+  }
+
   flush() {
     this.scheduled = false
+    this.write(() => this.append())
+  }
+
+  append() {
     if (this.records.length === 0 || this.meta.truncated) return
     // One line per flush, holding that turn's records as one JSON array: a single
     // JSON.stringify per batch costs a fraction of one per record (bench/studio.js).
@@ -70,6 +90,10 @@ class RecordedRun {
     // see the whole tree. The root span's end follows in the next batch (appended as usual).
     this.control?.flush()
     this.flush()
+    this.write(() => this.complete(event, journal))
+  }
+
+  complete(event, journal) {
     const meta = this.meta
     meta.status = event.status === "ok" ? "success" : "error"
     meta.durationMs = Math.round((Date.now() - meta.startedAt) * 10) / 10
