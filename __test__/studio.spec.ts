@@ -120,6 +120,11 @@ describe("AML Studio", () => {
     )
     expect(widths[0]).toBeGreaterThan(0.95)
     expect(widths[1]).toBeGreaterThan(0.05)
+    // The tree collapses: the Parallel's toggle hides both reviewers' subtrees.
+    await page.click('.node[data-kind="parallel"] .toggle')
+    expect(await page.evaluate(() => document.querySelectorAll(".node").length)).toBe(4)
+    await page.click('.node[data-kind="parallel"] .toggle')
+    expect(await page.evaluate(() => document.querySelectorAll(".node").length)).toBe(counts.nodes)
     await page.click('.node[data-kind="agent"][data-name="Agent"]')
     await page.waitForSelector(".details .attributes")
     await page.screenshot({ path: join(shots, "run-tree.png") })
