@@ -1,7 +1,7 @@
 //! Routing: the page, its assets, and the JSON API over the run store.
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
@@ -47,8 +47,9 @@ pub(crate) async fn handle(state: &State, request: Request<Incoming>) -> Reply {
     let path = request.uri().path().to_string();
     let query = request.uri().query().unwrap_or("").to_string();
     let method = request.method().clone();
-    // The body is never needed: parameters travel in the query.
-    let _ = request.into_body().collect().await;
+    // The body is never read (parameters travel in the query), so its size cannot matter:
+    // dropping it unread makes hyper close the connection instead of buffering it.
+    drop(request);
     if method == Method::GET {
         if path == "/" {
             return reply(
