@@ -2039,6 +2039,22 @@ export declare function describeFailure(error: unknown, options?: { readonly sig
  */
 export declare function normalizeUsage(usage: unknown): AgentUsage | undefined
 
+/** Options of {@link recordRuns} (docs/STUDIO.md). */
+export interface RecordRunsOptions {
+  /** The runs directory; default `.aml/runs` relative to the working directory. */
+  readonly dir?: string
+  /** Record prompts, answers and error messages too (AML's content consent); default `false`. */
+  readonly captureContent?: boolean
+  /** The cap of one run's events file in bytes; default 64 MiB. Past it the run is marked `truncated`. */
+  readonly maxBytes?: number
+}
+
+/**
+ * Records every evaluation of `runtime` as a run under the runs directory, for `aml studio`
+ * (docs/STUDIO.md). Returns a function that stops recording.
+ */
+export declare function recordRuns(runtime: AmlEventSubscriber, options?: RecordRunsOptions): () => void
+
 export {}
 
 // ---------------------------------------------------------------------------------------

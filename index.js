@@ -50,6 +50,7 @@ export { defineWorkspaceProvider } from "./lib/workspace/provider.js"
 export { describeFailure } from "./lib/errors/describe-failure.js"
 export { normalizeUsage } from "./lib/core/usage.js"
 export { createFileJournal } from "./lib/journal/file.js"
+export { recordRuns } from "./lib/studio/recorder.js"
 export { createMemoryJournal } from "./lib/journal/memory.js"
 // Container and remote Sandboxes (docs/DOCKER-SANDBOX.md; crates/aml-docker).
 export { dockerSandbox } from "./lib/sandbox/docker/docker-sandbox.js"

@@ -68,7 +68,7 @@ describe("--journal", () => {
     }
   })
 
-  it("is listed in --help next to --quiet; the other options' lines are unchanged", async () => {
+  it("is listed in --help next to --quiet (with the studio's --from, --runs-dir, --no-record); the other options' lines are unchanged", async () => {
     const { stdout } = await runCli(["--help"])
     expect(stdout.slice(stdout.indexOf("Options:"))).toBe(
       "Options:\n" +
@@ -78,6 +78,10 @@ describe("--journal", () => {
         "  --capture-content           Include sensitive content in trace output; implies --trace\n" +
         "  --json                      Write a JSON success envelope to stdout\n" +
         "  --journal <file>            Record the run in a file journal; rerunning resumes it\n" +
+        "  --from <step>               With --journal: cut the journal before <step> and run again from there\n" +
+        "  --runs-dir <dir>            Record runs under <dir> (default .aml/runs; AML_RUNS_DIR)\n" +
+        "  --record                    Record the run for the studio (also AML_RECORD=1)\n" +
+        "  --no-record                 Do not record the run, even with AML_RECORD=1\n" +
         "  -q, --quiet                 Print only failures on stderr (no progress, no run lines)\n" +
         "  -h, --help                  Display this message\n" +
         "  -v, --version               Display version number\n",

@@ -134,7 +134,7 @@ describe("the digest of an Agent with Tools", () => {
     runtime.on("trace", sink)
     await runtime.evaluate(tree(priced(z.object({ sku: z.number() }))), { journal })
     expect(calls).toEqual(["quote", "quote"])
-    expect(events.filter((e) => e.name?.startsWith("journal.")).map((e) => e.name)).toEqual(["journal.divergence"])
+    expect(events.filter((e) => e.name?.startsWith("journal.")).map((e) => e.name)).toEqual(["journal.step", "journal.divergence"])
   })
 })
 

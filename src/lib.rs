@@ -10,5 +10,6 @@ pub mod files;
 pub mod hot_path;
 pub mod journal;
 pub mod process;
+pub mod runs;
 pub mod tools;
 pub mod workspace;

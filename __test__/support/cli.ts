@@ -33,7 +33,9 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
   for (const name of ["NODE_ENV", "MODE", "DEV", "PROD", "SSR", "BASE_URL"]) delete env[name]
   const child = spawn(process.execPath, [amlBin, ...args], {
     cwd: options.cwd ?? repoRoot,
-    env: { ...env, ...options.env },
+    // Runs are not recorded unless a spec asks (docs/STUDIO.md): the other specs' workflows
+    // must leave no .aml/runs behind in the repository.
+    env: { ...env, AML_RECORD: "0", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   })
   let stdout = ""

@@ -8,7 +8,7 @@ import { test } from "vitest"
 // @ts-ignore -- a plain JS module of the repository's scripts
 import { groupAvailable } from "../../scripts/test-groups.js"
 
-export type TestGroup = "docker" | "moto" | "node22" | "root"
+export type TestGroup = "docker" | "moto" | "node22" | "root" | "chromium"
 
 /** Whether this machine has what `group` needs (AML_WITHOUT_TEST_GROUPS=<group>,… says no). */
 export const hasGroup = (group: TestGroup): boolean => groupAvailable(group)

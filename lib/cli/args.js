@@ -19,11 +19,31 @@ const OPTIONS = new Map([
   ["json", false],
   ["journal", true],
   ["quiet", false],
+  ["runs-dir", true],
+  ["record", false],
+  ["no-record", false],
+  ["from", true],
+  ["rerun-of", true],
+  ["port", true],
+  ["dir", true],
+  ["keep", true],
+  ["older-than", true],
   ["help", false],
   ["version", false],
 ])
 // CAC names an option by its declaration in "value is missing".
-const RAW_NAMES = { entry: "-e, --entry <name>", "runtime-env-file": "--runtime-env-file <file>", journal: "--journal <file>" }
+const RAW_NAMES = {
+  entry: "-e, --entry <name>",
+  "runtime-env-file": "--runtime-env-file <file>",
+  journal: "--journal <file>",
+  "runs-dir": "--runs-dir <dir>",
+  from: "--from <step>",
+  "rerun-of": "--rerun-of <runId>",
+  port: "--port <port>",
+  dir: "--dir <dir>",
+  keep: "--keep <count>",
+  "older-than": "--older-than <days>",
+}
 const SHORT = new Map([
   ["e", "entry"],
   ["h", "help"],
@@ -80,12 +100,32 @@ export function parseArgs(argv) {
     quiet: values.get("quiet") === true,
     help: values.get("help") === true,
     version: values.get("version") === true,
+    // docs/STUDIO.md: recording, re-runs, the studio and retention.
+    runsDir: values.get("runs-dir") ?? values.get("dir"),
+    // Opt-in (docs/STUDIO.md "Cost"): `--record` or AML_RECORD=1; `--no-record` wins.
+    record: values.get("no-record") !== true && (values.get("record") === true || process.env.AML_RECORD === "1"),
+    from: values.get("from"),
+    rerunOf: values.get("rerun-of"),
+    port: values.get("port"),
+    keep: values.get("keep"),
+    olderThan: values.get("older-than"),
+    subcommand: file,
   }
   if (parsed.help || parsed.version) return parsed
   if (command === undefined) return parsed
+  if (command === "studio") {
+    if (file !== undefined) throw new CliUsageError(`unexpected argument for command \`studio\`: ${file}`)
+    return parsed
+  }
+  if (command === "runs") {
+    if (file !== "prune") throw new CliUsageError(file === undefined ? "missing subcommand for command `runs` (prune)" : `unknown runs subcommand: ${file}`)
+    if (rest.length > 0) throw new CliUsageError(`unexpected argument for command \`runs prune\`: ${rest[0]}`)
+    return parsed
+  }
   if (command !== "run") throw new CliUsageError(`unknown command: ${command}`)
   if (file === undefined) throw new CliUsageError("missing required args for command `run <workflowFile>`")
   if (rest.length > 0) throw new CliUsageError(`unexpected argument for command \`run <workflowFile>\`: ${rest[0]}`)
+  if (parsed.from !== undefined && parsed.journal === undefined) throw new CliUsageError("option `--from <step>` needs `--journal <file>`")
   return parsed
 }
 
@@ -96,6 +136,10 @@ const OPTION_HELP = `Options:
   --capture-content           Include sensitive content in trace output; implies --trace
   --json                      Write a JSON success envelope to stdout
   --journal <file>            Record the run in a file journal; rerunning resumes it
+  --from <step>               With --journal: cut the journal before <step> and run again from there
+  --runs-dir <dir>            Record runs under <dir> (default .aml/runs; AML_RUNS_DIR)
+  --record                    Record the run for the studio (also AML_RECORD=1)
+  --no-record                 Do not record the run, even with AML_RECORD=1
   -q, --quiet                 Print only failures on stderr (no progress, no run lines)
   -h, --help                  Display this message
   -v, --version               Display version number`
@@ -109,6 +153,8 @@ Usage:
 
 Commands:
   run <workflowFile>  Load and evaluate one trusted TS, TSX, or JS AML workflow module
+  studio              Serve the recorded runs on 127.0.0.1 (--port <port>, --dir <dir>)
+  runs prune          Remove old recorded runs (--keep <count>, --older-than <days>, --dir <dir>)
 
 For more info, run any command with the \`--help\` flag:
   $ aml run --help

@@ -30,6 +30,15 @@ export async function main(argv) {
     process.stdout.write(helpText(packageVersion()))
     return 0
   }
+  if (options.command === "studio" || options.command === "runs") {
+    const { pruneCommand, studioCommand } = await import("./studio.js")
+    try {
+      return await (options.command === "studio" ? studioCommand(options) : pruneCommand(options))
+    } catch (error) {
+      process.stderr.write(`aml: ${error.message}\n`)
+      return 1
+    }
+  }
   const { runCommand } = await import("./run.js")
   return runCommand(options)
 }

@@ -5,6 +5,8 @@
 // with the journal's own message instead of replaying answers that belong elsewhere.
 import { resolve } from "node:path"
 
+import { journalFileCut } from "../core/native.js"
+
 /**
  * Opens `file` (relative to `cwd`) with the SDK's `createFileJournal`; returns
  * `{ journal, path, steps, keptLine() }`, `steps` the number of recorded steps (distinct
@@ -33,4 +35,20 @@ export function resumeLine(path, count) {
 /** The stderr line after a failed journaled run: what a rerun of the same command will skip. */
 function keptLine(path, journal) {
   return `aml: journal ${path} keeps ${steps(recordedSteps(journal))}; run the same command again to resume`
+}
+
+/**
+ * `--from <step>` (docs/CLI.md "Re-running from a step"): cuts the journal file just before
+ * `step` (its key; records after it are dropped too: they settled later) and returns the
+ * stderr line saying so. Throws the journal's own error for an unknown step or workflow.
+ */
+export function cutRunJournal(file, cwd, workflowPath, exportName, step) {
+  const path = resolve(cwd, file)
+  let cut
+  try {
+    cut = journalFileCut(path, `${workflowPath}#${exportName}`, step)
+  } catch (error) {
+    throw new Error(error.message)
+  }
+  return `aml: journal ${path} cut before step ${step} (${steps(cut[0])} kept, ${cut[1]} to run again)`
 }

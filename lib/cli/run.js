@@ -58,16 +58,17 @@ async function evaluateWorkflow(options, signal, display, state) {
   // loads before the workflow and before any module hooks exist: with `module.register`
   // every later import is a round trip to Node's loader thread.
   const prepared = await prepareWorkflow(path)
-  const { AmlRuntime, createConsoleTracer, createFileJournal } = await import(prepared.sdkUrl)
+  const { AmlRuntime, createConsoleTracer, createFileJournal, createMemoryJournal, recordRuns } = await import(prepared.sdkUrl)
   // Interrupted while the SDK loaded: the workflow's top-level code must not start at all.
   if (signal.aborted) throw signal.reason
   const namespace = await untilAborted(importWorkflow(path, prepared), signal)
   const selected = selectExport(namespace, path, options.entry)
   // Opened before main() runs: a journal of another workflow stops the run before any effect.
   let journal
+  const exportName = options.entry ?? (Object.hasOwn(namespace, "default") ? "default" : "main")
   if (options.journal !== undefined) {
-    const exportName = options.entry ?? (Object.hasOwn(namespace, "default") ? "default" : "main")
-    const { openRunJournal, resumeLine } = await import("./run-journal.js")
+    const { cutRunJournal, openRunJournal, resumeLine } = await import("./run-journal.js")
+    if (options.from !== undefined) info(cutRunJournal(options.journal, cwd, path, exportName, options.from))
     const opened = openRunJournal(createFileJournal, options.journal, cwd, path, exportName)
     journal = opened.journal
     state.journal = opened
@@ -78,6 +79,14 @@ async function evaluateWorkflow(options, signal, display, state) {
   const trace = options.trace ? createConsoleTracer({ captureContent: options.captureContent, write: log }) : undefined
   const runtime = new AmlRuntime(trace === undefined ? undefined : { trace })
   if (display !== undefined) runtime.on("trace", display.sink)
+  // Recording is opt-in (--record, AML_RECORD=1); a re-run (--rerun-of, started by the
+  // studio) is always recorded: that is its point.
+  if (options.record || options.rerunOf !== undefined) {
+    // docs/STUDIO.md: the run is kept for `aml studio`, with a journal to re-run it from.
+    journal ??= createMemoryJournal()
+    const { recordRun } = await import("./run-record.js")
+    recordRun(recordRuns, runtime, options, { journal, path, exportName, cwd })
+  }
   let runId
   let usage
   let startedAt = performance.now()

@@ -192,6 +192,7 @@ export const {
   journalToolDigest,
   journalEnable,
   journalFileAppend,
+  journalFileCut,
   journalFileOpen,
   journalIndexFileRecorded,
   journalIndexRecorded,
@@ -439,3 +440,6 @@ export const { sandboxTransferMirror, sandboxTransferPack } = binding
 
 // The engine's trace clock (trace-sink.js calibrates the records' `at` against it once).
 export const { traceClock } = binding
+
+// AML Studio (src/runs/, docs/STUDIO.md): the run store and the local server.
+export const { runsAppend, runsCreate, runsList, runsPrune, runsWriteJournal, runsWriteMeta, studioClosed, studioStart, studioStop } = binding

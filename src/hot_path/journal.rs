@@ -89,6 +89,9 @@ fn look_up(
             Found::Diverged => -2,
             Found::Nothing => -1,
         };
+        domain
+            .note_live_step(task, &step.key)
+            .map_err(engine_error)?;
         step.live = true;
         Ok(Step::Facade(status))
     })

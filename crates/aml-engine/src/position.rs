@@ -249,6 +249,31 @@ impl Domain {
 }
 
 impl Domain {
+    /// Marks the ready Agent on top of `id` as a journal step that will run and be recorded
+    /// at `key`: a `journal.step` point event on its span (only built while tracing), so a
+    /// run's record can name the step to re-run from (docs/STUDIO.md, `aml run --from`).
+    pub fn note_live_step(&mut self, id: TaskId, key: &str) -> Result<(), EvalError> {
+        let (_, shared) = self.parts(id)?;
+        if shared.tracer.enabled() {
+            let plan = self.agent_plan(id)?;
+            let (span, parent) = (plan.span_id, plan.parent_span);
+            let attributes = vec![
+                ("key".into(), AttrValue::Text(key.to_string())),
+                ("kind".into(), AttrValue::Text("agent".to_string())),
+            ];
+            self.point(
+                span,
+                Some(parent),
+                "journal.step".into(),
+                attributes,
+                vec![],
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Domain {
     /// Answers the ready Agent on top of `id` with `text` recorded at journal `key`, as the
     /// facade's replay does: a `journal.replay` point event on the Agent span (only built
     /// while tracing), then the Agent completes and its span ends with `journal.replayed`.
@@ -387,6 +412,25 @@ mod tests {
         let records = format!("{:?}", d.drain_trace());
         assert!(records.contains("journal.replay"), "{records}");
         assert!(records.contains("journal.replayed"), "{records}");
+    }
+
+    #[test]
+    fn a_live_step_names_its_key_only_while_tracing() {
+        for tracing in [true, false] {
+            let mut d = Domain::new(Limits::default());
+            d.set_tracing(tracing);
+            d.open_root();
+            let t = d.new_task(None).unwrap();
+            d.node(t, 2, NodeKind::Primitive(Primitive::Agent as u8), "Agent")
+                .unwrap();
+            d.enter_agent(t, agent_entry()).unwrap();
+            d.text(t, "hi").unwrap();
+            assert!(d.empty(t).is_ok());
+            d.note_live_step(t, "agent:A.").unwrap();
+            let records = format!("{:?}", d.drain_trace());
+            assert_eq!(records.contains("journal.step"), tracing, "{records}");
+            assert_eq!(records.contains("agent:A."), tracing, "{records}");
+        }
     }
 
     #[test]

@@ -8,10 +8,12 @@
 //! corruption and is reported, never skipped, because skipping it would silently re-run a
 //! step that already had effects.
 
+mod cut;
 mod digest;
 mod file;
 mod index;
 
+pub use cut::{cut_before, write_all, Cut};
 pub use digest::{
     agent_digest, agent_digest_raw, digest, hex, parse_hex, tool_digest, AgentRequest, Raw,
 };
@@ -35,6 +37,8 @@ pub enum JournalError {
     NotAJournal(String),
     #[error("AML journal \"{path}\" has a corrupt record at line {line}")]
     Corrupt { path: String, line: usize },
+    #[error("AML journal \"{path}\" has no step \"{key}\"")]
+    NoStep { path: String, key: String },
     #[error("AML journal record must be one line of JSON")]
     InvalidRecord,
     #[error("AML journal workflow must be a non-empty string")]

@@ -1,0 +1,126 @@
+// recordRuns(runtime, options) (docs/STUDIO.md "What is recorded"): a run's record, the
+// content policy, the size cap, and recording failures that never fail the evaluation.
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+import { afterEach, describe, expect, it } from "vitest"
+
+import { Agent, AmlRuntime, recordRuns } from "@aml-jsx/sdk"
+import { DeterministicAgentProvider } from "@aml-jsx/sdk/testing"
+
+import { tempDir } from "./support/processes.js"
+
+const provider = new DeterministicAgentProvider({ name: "echo", respond: (request) => ({ text: `answer to ${request.prompt}` }) })
+const dirs: { remove: () => void }[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) dir.remove()
+})
+
+function runsDir() {
+  const dir = tempDir("aml-recorder-")
+  dirs.push(dir)
+  return join(dir.path, "runs")
+}
+
+/** Every record of run `id`: each line is one batch (a JSON array of records). */
+function records(runs: string, id: string): unknown[][] {
+  const lines = readFileSync(join(runs, id, "events.jsonl"), "utf8").trim().split("\n")
+  return lines.flatMap((line) => JSON.parse(line))
+}
+
+const meta = (runs: string, id: string) => JSON.parse(readFileSync(join(runs, id, "run.json"), "utf8"))
+
+/** Resolves once the recorder's last batch (the root span's end) is on disk. */
+const settled = () => new Promise((resolve) => setImmediate(resolve))
+
+describe("recordRuns", () => {
+  it("records a run's metadata and trace, metadata only by default", async () => {
+    const runs = runsDir()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    recordRuns(runtime, { dir: runs })
+    let runId = ""
+    runtime.on("start", (event) => void (runId = event.runId))
+    expect(await runtime.evaluate(<Agent>secret prompt</Agent>)).toBe("answer to secret prompt")
+    await settled()
+    expect(readdirSync(runs)).toEqual([runId])
+    expect(meta(runs, runId)).toMatchObject({ id: runId, status: "success", counts: { agent: 1, tool: 0, script: 0 }, content: false })
+    const all = records(runs, runId)
+    expect(all.map((record) => record.slice(0, 2))).toEqual([
+      [0, "trace-0"],
+      [0, "span-1"],
+      [1, "span-1"],
+      [1, "trace-0"],
+    ])
+    expect(JSON.stringify(all)).not.toContain("secret")
+  })
+
+  it("records prompts and answers only with captureContent", async () => {
+    const runs = runsDir()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    recordRuns(runtime, { dir: runs, captureContent: true })
+    await runtime.evaluate(<Agent>secret prompt</Agent>)
+    await settled()
+    const [id] = readdirSync(runs)
+    expect(JSON.stringify(records(runs, id))).toContain('"prompt":"secret prompt"')
+    expect(meta(runs, id).content).toBe(true)
+  })
+
+  it("stops at the size cap and says so", async () => {
+    const runs = runsDir()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    recordRuns(runtime, { dir: runs, maxBytes: 64 })
+    await runtime.evaluate(<Agent>a prompt</Agent>)
+    await settled()
+    const [id] = readdirSync(runs)
+    expect(meta(runs, id)).toMatchObject({ status: "success", truncated: true })
+  })
+
+  it("a runs directory it cannot write never fails the evaluation", async () => {
+    const runs = runsDir()
+    writeFileSync(join(runs, "..", "blocker"), "")
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    recordRuns(runtime, { dir: join(runs, "..", "blocker", "runs") })
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.message)
+    process.on("warning", onWarning)
+    try {
+      expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("answer to a prompt")
+      await settled()
+    } finally {
+      process.off("warning", onWarning)
+    }
+    expect(warnings.some((message) => message.includes("is no longer recorded"))).toBe(true)
+  })
+
+  it("a run whose directory is removed mid-run keeps running", async () => {
+    const runs = runsDir()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    recordRuns(runtime, { dir: runs })
+    runtime.on("finish", () => rmSync(runs, { recursive: true }))
+    const onWarning = () => {}
+    process.on("warning", onWarning)
+    try {
+      expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("answer to a prompt")
+      await settled()
+    } finally {
+      process.off("warning", onWarning)
+    }
+  })
+
+  it("stops recording when asked", async () => {
+    const runs = runsDir()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const stop = recordRuns(runtime, { dir: runs })
+    stop()
+    await runtime.evaluate(<Agent>a prompt</Agent>)
+    expect(() => readdirSync(runs)).toThrow()
+  })
+
+  it("checks its options", () => {
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    expect(() => recordRuns(runtime, { dir: "" })).toThrow(new TypeError("recordRuns dir must be a non-empty string"))
+    expect(() => recordRuns(runtime, { maxBytes: 0 })).toThrow(new TypeError("recordRuns maxBytes must be a positive integer"))
+    // @ts-expect-error -- not a boolean
+    expect(() => recordRuns(runtime, { captureContent: "yes" })).toThrow(new TypeError("recordRuns captureContent must be a boolean"))
+  })
+})

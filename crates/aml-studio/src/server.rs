@@ -1,0 +1,102 @@
+//! The listener and its connections (hyper's HTTP/1 server on the caller's tokio runtime).
+
+use std::convert::Infallible;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::rerun::RerunCommand;
+use crate::routes::handle;
+
+/// What `aml studio` serves.
+#[derive(Debug, Clone)]
+pub struct StudioConfig {
+    /// The runs directory.
+    pub runs: PathBuf,
+    /// 0 picks a free port.
+    pub port: u16,
+    /// The access token every request must carry.
+    pub token: String,
+    /// How to start `aml run` for "re-run from here"; `None` disables re-runs.
+    pub rerun: Option<RerunCommand>,
+}
+
+pub(crate) struct State {
+    pub(crate) config: StudioConfig,
+    pub(crate) port: u16,
+}
+
+/// A running studio: its port, and `close()` to stop accepting and end its connections.
+pub struct Studio {
+    pub port: u16,
+    stop: watch::Sender<bool>,
+    stopped: watch::Receiver<bool>,
+}
+
+impl Studio {
+    /// Stops the server (idempotent); open connections end after their current request.
+    pub fn close(&self) {
+        let _ = self.stop.send(true);
+    }
+
+    /// Resolves once the server was closed.
+    pub async fn closed(&self) {
+        let mut stopped = self.stopped.clone();
+        let _ = stopped.wait_for(|stopped| *stopped).await;
+    }
+}
+
+/// Binds 127.0.0.1:`config.port` and serves on the current tokio runtime.
+pub async fn start(config: StudioConfig) -> std::io::Result<Studio> {
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, config.port))).await?;
+    let port = listener.local_addr()?.port();
+    let state = Arc::new(State { config, port });
+    let (stop, stopping) = watch::channel(false);
+    let stopped = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let mut waiting = stopping.clone();
+            let stop = async move {
+                let _ = waiting.wait_for(|stop| *stop).await;
+            };
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = stop => break,
+            };
+            let Ok((stream, _)) = accepted else { continue };
+            let state = state.clone();
+            let mut closing = stopping.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |request| {
+                    let state = state.clone();
+                    async move { Ok::<_, Infallible>(handle(&state, request).await) }
+                });
+                let connection =
+                    http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+                let mut connection = std::pin::pin!(connection);
+                let closing = async move {
+                    let _ = closing.wait_for(|stop| *stop).await;
+                };
+                let finished = tokio::select! {
+                    _ = connection.as_mut() => true,
+                    () = closing => false,
+                };
+                if !finished {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            });
+        }
+    });
+    Ok(Studio {
+        port,
+        stop,
+        stopped,
+    })
+}
