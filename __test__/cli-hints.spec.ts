@@ -19,7 +19,7 @@ describe("hints", () => {
   it("an Agent without a provider: pass provider={…} or build a runtime with agentProvider in main()", async () => {
     expect(await failure(hints, "noProvider")).toBe(
       "aml: Agent span-1 has no provider\n" +
-        "hint: pass provider={…} on the <Agent>, or export a main() that builds new AmlRuntime({ agentProvider }) " +
+        "hint: run it on a coding agent with `--agent opencode` (or codex, copilot, glm, pi; `:<model>` picks a model), pass provider={…} on the <Agent>, or export a main() that builds new AmlRuntime({ agentProvider }) " +
         "and returns runtime.evaluate(…) of the tree\n",
     )
   })

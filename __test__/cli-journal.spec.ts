@@ -79,6 +79,7 @@ describe("--journal", () => {
         "  --json                      Write a JSON success envelope to stdout\n" +
         "  --journal <file>            Record the run in a file journal; rerunning resumes it\n" +
         "  --from <step>               With --journal: cut the journal before <step> and run again from there\n" +
+        "  --agent <profile>[:<model>] Run Agents without a provider on a coding agent (opencode, codex, copilot, glm, pi)\n" +
         "  --runs-dir <dir>            Record runs under <dir> (default .aml/runs; AML_RUNS_DIR)\n" +
         "  --record                    Record the run for the studio (also AML_RECORD=1)\n" +
         "  --no-record                 Do not record the run, even with AML_RECORD=1\n" +

@@ -2,6 +2,8 @@
 // grammar is one command with a handful of options, and a dependency would cost cold start for no
 // gain. Messages follow CAC's, which the TypeScript CLI prints.
 
+import { parseAgentChoice } from "./agent-choice.js"
+
 /** Thrown for command-line mistakes; main() prints `aml: <message>` and exits 1. */
 export class CliUsageError extends Error {
   constructor(message) {
@@ -20,6 +22,7 @@ const OPTIONS = new Map([
   ["journal", true],
   ["quiet", false],
   ["runs-dir", true],
+  ["agent", true],
   ["record", false],
   ["no-record", false],
   ["from", true],
@@ -38,6 +41,7 @@ const RAW_NAMES = {
   journal: "--journal <file>",
   "runs-dir": "--runs-dir <dir>",
   from: "--from <step>",
+  agent: "--agent <profile>",
   "rerun-of": "--rerun-of <runId>",
   port: "--port <port>",
   dir: "--dir <dir>",
@@ -126,6 +130,11 @@ export function parseArgs(argv) {
   if (file === undefined) throw new CliUsageError("missing required args for command `run <workflowFile>`")
   if (rest.length > 0) throw new CliUsageError(`unexpected argument for command \`run <workflowFile>\`: ${rest[0]}`)
   if (parsed.from !== undefined && parsed.journal === undefined) throw new CliUsageError("option `--from <step>` needs `--journal <file>`")
+  if (values.get("agent") !== undefined) {
+    const choice = parseAgentChoice(values.get("agent"))
+    if (choice.problem !== undefined) throw new CliUsageError(choice.problem)
+    parsed.agent = choice
+  }
   return parsed
 }
 
@@ -137,6 +146,7 @@ const OPTION_HELP = `Options:
   --json                      Write a JSON success envelope to stdout
   --journal <file>            Record the run in a file journal; rerunning resumes it
   --from <step>               With --journal: cut the journal before <step> and run again from there
+  --agent <profile>[:<model>] Run Agents without a provider on a coding agent (opencode, codex, copilot, glm, pi)
   --runs-dir <dir>            Record runs under <dir> (default .aml/runs; AML_RUNS_DIR)
   --record                    Record the run for the studio (also AML_RECORD=1)
   --no-record                 Do not record the run, even with AML_RECORD=1

@@ -24,6 +24,7 @@ const HINTS = [
   [
     /^Agent (?:span|trace)-\d+ has no provider$/,
     () =>
+      "run it on a coding agent with `--agent opencode` (or codex, copilot, glm, pi; `:<model>` picks a model), " +
       "pass provider={…} on the <Agent>, or export a main() that builds " +
       "new AmlRuntime({ agentProvider }) and returns runtime.evaluate(…) of the tree",
   ],

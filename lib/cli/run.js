@@ -77,7 +77,14 @@ async function evaluateWorkflow(options, signal, display, state) {
   const value = await untilAborted(typeof selected === "function" ? selected() : selected, signal)
 
   const trace = options.trace ? createConsoleTracer({ captureContent: options.captureContent, write: log }) : undefined
-  const runtime = new AmlRuntime(trace === undefined ? undefined : { trace })
+  const runtimeOptions = {}
+  if (trace !== undefined) runtimeOptions.trace = trace
+  if (options.agent !== undefined) {
+    // --agent: the provider of every Agent that names none (docs/CLI.md).
+    const [sdk, { agentProviderFor }] = await Promise.all([import(prepared.sdkUrl), import("./agent-choice.js")])
+    runtimeOptions.agentProvider = agentProviderFor(sdk, options.agent)
+  }
+  const runtime = new AmlRuntime(Object.keys(runtimeOptions).length === 0 ? undefined : runtimeOptions)
   if (display !== undefined) runtime.on("trace", display.sink)
   // Recording is opt-in (--record, AML_RECORD=1); a re-run (--rerun-of, started by the
   // studio) is always recorded: that is its point.
