@@ -19,7 +19,7 @@ import {
   localSandbox,
 } from "@aml-jsx/sdk"
 
-import { isNormalized } from "../lib/core/normalized.js"
+import { isNormalized } from "../lib/checks/normalized.js"
 
 const made: string[] = []
 afterEach(async () => {

@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL("..", import.meta.url))
 export const RULES = [
   {
     rule: "normalized string (JS)",
-    home: ["lib/core/normalized.js"],
+    home: ["lib/checks/normalized.js"],
     dirs: ["lib", "testing", "restate", "bin"],
     ext: ".js",
     // `x === x.trim()` / `x !== x.trim()`: the comparison that defines the rule.
@@ -27,14 +27,14 @@ export const RULES = [
   },
   {
     rule: "plain options record (JS)",
-    home: ["lib/core/shapes.js"],
+    home: ["lib/checks/shapes.js"],
     dirs: ["lib", "testing"],
     ext: ".js",
     pattern: /typeof (\w+) === "object" && \1 !== null && !Array\.isArray\(\1\)/,
   },
   {
     rule: "timer-safe delay bound (JS)",
-    home: ["lib/core/timer-delay.js"],
+    home: ["lib/checks/timer-delay.js"],
     dirs: ["lib", "testing"],
     ext: ".js",
     pattern: /2 \*\* 31 - 1|2147483647/,

@@ -2,7 +2,7 @@
 // (INVENTORY §1.20). Kept out of the root entry so production imports never load them.
 
 import { captureAgentProvider } from "../lib/core/provider-shape.js"
-import { isNormalized } from "../lib/core/normalized.js"
+import { isNormalized } from "../lib/checks/normalized.js"
 
 export { DeterministicSandboxProvider, sandboxProviderConformance } from "./sandbox.js"
 export { nativeScriptedProvider } from "./native-scripted-provider.js"

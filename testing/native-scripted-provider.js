@@ -11,7 +11,7 @@ import {
   nativeScriptRun,
 } from "../lib/core/native.js"
 import { lendTools } from "../lib/tools/native-dispatch.js"
-import { isNormalized } from "../lib/core/normalized.js"
+import { isNormalized } from "../lib/checks/normalized.js"
 
 function readPlan(plan) {
   if (typeof plan !== "object" || plan === null) throw new TypeError("nativeScriptedProvider plan must be an object")

@@ -3,7 +3,7 @@
 
 import { captureSandboxProvider } from "../lib/core/provider-shape.js"
 import { acceptLease } from "../lib/sandbox/lease.js"
-import { isNormalized } from "../lib/core/normalized.js"
+import { isNormalized } from "../lib/checks/normalized.js"
 
 const ENCODER = new TextEncoder()
 

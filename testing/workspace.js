@@ -3,7 +3,7 @@
 // id, and the portable conformance check.
 
 import { WorkspaceConflictError } from "../lib/errors/errors.js"
-import { isNormalized } from "../lib/core/normalized.js"
+import { isNormalized } from "../lib/checks/normalized.js"
 import { captureWorkspaceProvider } from "../lib/core/provider-shape.js"
 import { acceptWorkspaceLease } from "../lib/workspace/lease.js"
 

@@ -6,7 +6,7 @@
 import { storage } from "./scope-storage.js"
 import { EvaluationError } from "../errors/errors.js"
 import { PRIMITIVE_KIND } from "./node.js"
-import { isNormalized } from "./normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { realmSingleton } from "./realm.js"
 
 const registry = realmSingleton(

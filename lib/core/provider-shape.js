@@ -3,7 +3,7 @@
 // INVENTORY RT-1 / PA-2, and returns a frozen capture: later mutation of the provider object
 // cannot change what the runtime calls.
 
-import { isNormalized } from "./normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 
 function captureNamed(provider, label, method) {
   if (typeof provider !== "object" || provider === null) {

@@ -4,7 +4,7 @@
 
 import { resolve } from "node:path"
 
-import { isNormalized } from "./normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { captureAgentProvider, captureSandboxProvider, captureWorkspaceProvider } from "./provider-shape.js"
 
 const LIMITS = [

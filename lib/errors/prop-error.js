@@ -6,7 +6,7 @@
 // text (a prop may hold a secret); numbers and booleans are shown, they say what went wrong.
 
 import { EvaluationError } from "./errors.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 
 const RECEIVED = Symbol.for("@aml-jsx/sdk/received-type")
 

@@ -7,7 +7,7 @@
 import { resolve } from "node:path"
 
 import { builtInJournal, JournalIndex } from "./entry-index.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { journalFileAppend, journalFileOpen } from "../core/native.js"
 
 function native(call) {

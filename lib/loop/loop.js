@@ -26,7 +26,7 @@ import { propTypeError } from "../errors/prop-error.js"
 import { LoopState, deepEqual } from "./state.js"
 import { LoopStateTool } from "./state-tool.js"
 import { NODE_BRAND } from "../core/node.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { captureSchema } from "../schema/standard-schema.js"
 import { settle } from "../core/thenable.js"
 

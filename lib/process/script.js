@@ -10,7 +10,7 @@
 import { masked } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
 import { propTypeError } from "../errors/prop-error.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 import { supportsSandboxRuntime } from "../sandbox/runtime.js"
 import { runOnHost } from "./script-host.js"

@@ -6,8 +6,8 @@
 // Shared by <Sandbox> and sandboxProviderConformance (testing/), so a provider that passes
 // conformance is accepted by the runtime with the same rules.
 
-import { isNormalized } from "../core/normalized.js"
-import { isObjectLike as isObject, readLeaseMethod } from "../core/shapes.js"
+import { isNormalized } from "../checks/normalized.js"
+import { isObjectLike as isObject, readLeaseMethod } from "../checks/shapes.js"
 
 /**
  * Validates `lease` from the provider named `name`. Resolves with

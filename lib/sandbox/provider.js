@@ -7,8 +7,8 @@ import { posix } from "node:path"
 
 import { captureSandboxProvider } from "../core/provider-shape.js"
 import { sandboxCommandCwdProblem } from "../core/native.js"
-import { isTimerDelay } from "../core/timer-delay.js"
-import { isRecord as isPlainObject } from "../core/shapes.js"
+import { isTimerDelay } from "../checks/timer-delay.js"
+import { isRecord as isPlainObject } from "../checks/shapes.js"
 
 /** Validates `implementation` as a SandboxProvider (RT-1 TypeErrors) and shallow-freezes it. */
 export function defineSandboxProvider(implementation) {

@@ -17,7 +17,7 @@ import { resolve } from "node:path"
 
 import { EvaluationError } from "../errors/errors.js"
 import { propTypeError } from "../errors/prop-error.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { readSkillSource } from "./package.js"
 
 function checkProps(props) {

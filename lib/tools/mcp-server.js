@@ -7,7 +7,7 @@
 // later) and arrays and records are copied, so later mutation of the input changes nothing.
 // No I/O happens here: the Agent provider owns connections.
 
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { realmSingleton } from "../core/realm.js"
 
 export const mcpServerRegistry = realmSingleton(

@@ -25,7 +25,7 @@ import { EvaluationError, TOOLS_ONLY_ACTIVE, ToolInputError, ToolOutputError } f
 import { captureSchema, generateJsonSchema, requireJsonSchema, validate, validateMasked } from "../schema/standard-schema.js"
 import { snapshotJson } from "../schema/stable-json.js"
 import { settle } from "../core/thenable.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { raceSignal } from "./instrumentation.js"
 import { toolRegistry } from "./registry.js"
 

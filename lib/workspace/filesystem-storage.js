@@ -13,7 +13,7 @@ import {
   filesystemStorageRelease,
   filesystemStorageWrite,
 } from "../core/native.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { settled } from "./errors.js"
 
 const directories = new WeakMap()

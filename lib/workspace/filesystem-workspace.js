@@ -2,7 +2,7 @@
 // run entirely in Rust (revisions never cross into JS).
 
 import { checkDirectory, FilesystemWorkspaceStorage } from "./filesystem-storage.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { createPersistentWorkspaceProvider } from "./persistence.js"
 
 export function filesystemWorkspace(options) {

@@ -11,9 +11,9 @@
 // cancellation that arrived before or during that release is reported first.
 
 // Ids and paths are compared verbatim, so they must be normalized strings.
-import { isNormalized as isExact } from "../core/normalized.js"
+import { isNormalized as isExact } from "../checks/normalized.js"
 
-import { isObjectLike as isObject, readLeaseMethod as readMethod } from "../core/shapes.js"
+import { isObjectLike as isObject, readLeaseMethod as readMethod } from "../checks/shapes.js"
 
 
 function readMaterialization(label, lease, release) {

@@ -6,7 +6,7 @@ import { resolve } from "node:path"
 
 import { WorkspaceConflictError } from "../errors/errors.js"
 import { localWorkspaceAcquire, localWorkspaceLockProblem, localWorkspaceRelease } from "../core/native.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { settled } from "./errors.js"
 
 function configuredDirectory(options) {

@@ -9,7 +9,7 @@ import { resolve } from "node:path"
 
 import { nativeFilesystemDirectory } from "./filesystem-storage.js"
 import { workspaceFilesystemAcquire, workspaceJsAcquire, workspaceRelease, workspaceSave } from "../core/native.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { cancellable } from "./cancellation.js"
 import { settled } from "./errors.js"
 import { forgetLease, lendLease, takeHostErrors } from "./storage-dispatch.js"

@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto"
 
 import { EvaluationError } from "../errors/errors.js"
 import { propTypeError } from "../errors/prop-error.js"
-import { isNormalized } from "../core/normalized.js"
+import { isNormalized } from "../checks/normalized.js"
 import { resolvePortablePath } from "../sandbox/portable-path.js"
 import { masked } from "../core/component-scope.js"
 import { captureWorkspaceProvider } from "../core/provider-shape.js"
-import { isRecord as isOptions } from "../core/shapes.js"
+import { isRecord as isOptions } from "../checks/shapes.js"
 
 const EMPTY = Object.freeze([])
 

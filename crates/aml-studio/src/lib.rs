@@ -10,10 +10,12 @@
 //! escaped the page's text-only rendering could not run.
 
 mod assets;
+mod config;
 mod guard;
 mod rerun;
 mod routes;
 mod server;
 
+pub use config::StudioConfig;
 pub use rerun::RerunCommand;
-pub use server::{start, Studio, StudioConfig};
+pub use server::{start, Studio};

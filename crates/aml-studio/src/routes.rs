@@ -8,9 +8,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{json, Value};
 
 use crate::assets::{ASSETS, CSP, INDEX};
+use crate::config::State;
 use crate::guard::{host_allowed, query_param, request_token, token_matches};
 use crate::rerun;
-use crate::server::State;
 
 /// The largest events chunk one poll returns (the page asks again from `next`).
 const EVENTS_CHUNK: usize = 8 * 1024 * 1024;

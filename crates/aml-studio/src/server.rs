@@ -2,7 +2,6 @@
 
 use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use hyper::server::conn::http1;
@@ -11,26 +10,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::rerun::RerunCommand;
+use crate::config::{State, StudioConfig};
 use crate::routes::handle;
-
-/// What `aml studio` serves.
-#[derive(Debug, Clone)]
-pub struct StudioConfig {
-    /// The runs directory.
-    pub runs: PathBuf,
-    /// 0 picks a free port.
-    pub port: u16,
-    /// The access token every request must carry.
-    pub token: String,
-    /// How to start `aml run` for "re-run from here"; `None` disables re-runs.
-    pub rerun: Option<RerunCommand>,
-}
-
-pub(crate) struct State {
-    pub(crate) config: StudioConfig,
-    pub(crate) port: u16,
-}
 
 /// A running studio: its port, and `close()` to stop accepting and end its connections.
 pub struct Studio {

@@ -3,8 +3,8 @@
 // the native session. The documents give no texts for a malformed profile or launch; the
 // TypeErrors below are ours (docs/ACP.md lists them).
 
-import { isNormalized as normalizedName } from "../../core/normalized.js"
-import { isRecord } from "../../core/shapes.js"
+import { isNormalized as normalizedName } from "../../checks/normalized.js"
+import { isRecord } from "../../checks/shapes.js"
 
 const POLICIES = new Set(["allow_once", "allow_always", "reject_once", "reject_always"])
 

@@ -1,7 +1,7 @@
 // Option capture shared by the built-in ACP profiles (INVENTORY BA-1…BA-5): every factory is
 // synchronous, does no I/O, reads each option once and throws the profile's TypeErrors.
 
-import { isNormalizedName } from "../../core/normalized.js"
+import { isNormalizedName } from "../../checks/normalized.js"
 
 /** Profile options name programs, files and models: normalized and without NUL. */
 export const isNormalized = isNormalizedName

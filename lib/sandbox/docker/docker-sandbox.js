@@ -18,10 +18,10 @@ import {
   dockerRun,
   hostDirectoryResolve,
 } from "../../core/native.js"
-import { isNormalized } from "../../core/normalized.js"
+import { isNormalized } from "../../checks/normalized.js"
 import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
-import { isTimerDelay } from "../../core/timer-delay.js"
+import { isTimerDelay } from "../../checks/timer-delay.js"
 import { guestCwd } from "../portable-path.js"
 
 const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"

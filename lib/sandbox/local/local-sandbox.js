@@ -10,7 +10,7 @@ import { join, resolve } from "node:path"
 import { childEnv, signalName, spawnError } from "../../process/host-process.js"
 import { spawnLocalProcess } from "../../process/local-process.js"
 import { cancellationCancel, cancellationCreate, cancellationRelease, hostDirectoryResolve, processExec } from "../../core/native.js"
-import { isNormalized } from "../../core/normalized.js"
+import { isNormalized } from "../../checks/normalized.js"
 import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
 

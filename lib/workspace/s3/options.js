@@ -4,9 +4,9 @@
 import { tmpdir } from "node:os"
 
 // Provider option validators reject "\0" on top of the normalized-string rule.
-import { isNormalizedName as isNormalizedOption } from "../../core/normalized.js"
+import { isNormalizedName as isNormalizedOption } from "../../checks/normalized.js"
 import { s3LockLeaseProblem } from "../../core/native.js"
-import { isRecord } from "../../core/shapes.js"
+import { isRecord } from "../../checks/shapes.js"
 
 export const S3_DEFAULT_PREFIX = "aml/workspaces"
 const LIMITS = ["maxArchiveBytes", "maxEntries", "maxExtractedBytes"]
