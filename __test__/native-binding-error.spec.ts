@@ -45,6 +45,17 @@ describe("MissingNativeBindingError", () => {
     )
   })
 
+  // Windows is not built (issue 35): its users get this error, not a crash in napi's loader.
+  test("on Windows, says the release has no package for it", () => {
+    const unix = ["linux-x64-gnu", "linux-x64-musl", "linux-arm64-gnu", "linux-arm64-musl", "darwin-x64", "darwin-arm64"]
+    const manifest = { version: "1.2.3", optionalDependencies: Object.fromEntries(unix.map((triple) => [`@aml-jsx/sdk-${triple}`, "1.2.3"])) }
+    const error = new MissingNativeBindingError(napiError(), { platform: "win32", arch: "x64", manifest })
+    expect(error.name).toBe("MissingNativeBindingError")
+    expect(error.message).toBe(
+      `@aml-jsx/sdk found no native addon for win32-x64: this release has no platform package for it (@aml-jsx/sdk-win32-x64-msvc). Or ${SOURCE}`,
+    )
+  })
+
   test("says when the platform package is installed but its addon did not load", () => {
     const host = { platform: "darwin", arch: "arm64", manifest: { version: "1.2.3" }, installed: (name: string) => name === "@aml-jsx/sdk-darwin-arm64" }
     const error = new MissingNativeBindingError(napiError(), host)

@@ -13,7 +13,6 @@ import { DeterministicSandboxProvider } from "@aml-jsx/sdk/testing"
 import { delay } from "./support/async.js"
 import { expectAllGoneNow, readPidFile, tempDir } from "./support/processes.js"
 import { rejection } from "./support/errors.js"
-import { NO_SHARED_VFORK, NO_SUBREAPER, underQemuUser } from "./support/emulation.js"
 
 const dir = tempDir("aml-script-")
 mkdirSync(join(dir.path, "apps/cli"), { recursive: true })
@@ -198,7 +197,7 @@ describe("host execution", () => {
     await expectEvaluationError(<Script shell="sh">{"echo dying >&2; kill -KILL $$"}</Script>, "<Script> exited from signal SIGKILL: dying")
   })
 
-  test.skipIf(underQemuUser)("a command that does not exist" + NO_SHARED_VFORK, async () => {
+  test("a command that does not exist", async () => {
     const error = await expectEvaluationError(<Script command="aml-no-such-command" />, '<Script> could not start "aml-no-such-command"')
     expect(error.cause).toMatchObject({ code: "ENOENT", message: "spawn aml-no-such-command ENOENT" })
   })
@@ -212,12 +211,12 @@ describe("host execution", () => {
     expect(await runtime.evaluate(<Script command="echo" args={["ok"]} timeoutMs={Number.MAX_SAFE_INTEGER} />)).toBe("ok\n")
   })
 
-  test.skipIf(underQemuUser)("a cwd that does not exist" + NO_SHARED_VFORK, async () => {
+  test("a cwd that does not exist", async () => {
     const error = await expectEvaluationError(<Script command="true" cwd="missing" />, '<Script> could not start "true"')
     expect(error.cause.message).toBe(`spawn true ENOENT: cwd "${join(dir.path, "missing")}" does not exist`)
   })
 
-  test.skipIf(underQemuUser)("timeoutMs kills the tree and fails" + NO_SUBREAPER, async () => {
+  test("timeoutMs kills the tree and fails", async () => {
     const pidFile = join(dir.path, "timeout.pids")
     const started = Date.now()
     await expectEvaluationError(
@@ -228,7 +227,7 @@ describe("host execution", () => {
     expectAllGoneNow(await readPidFile(pidFile, 1))
   })
 
-  test.skipIf(underQemuUser)("cancellation kills the tree and rethrows the reason unchanged" + NO_SUBREAPER, async () => {
+  test("cancellation kills the tree and rethrows the reason unchanged", async () => {
     const pidFile = join(dir.path, "cancel.pids")
     const controller = new AbortController()
     const reason = new Error("stop the script")

@@ -5,7 +5,10 @@
 //
 // Per file: the object format (ELF shared object / Mach-O dylib), the architecture, the minimum
 // OS (glibc symbol versions; macOS LC_BUILD_VERSION minos), the dynamic dependencies (only the
-// allowed ones below), and `napi_register_module_v1` exported. Uses `readelf` (binutils) and
+// allowed ones below), and `napi_register_module_v1` exported. Darwin also: the install name
+// (LC_ID_DYLIB) is @rpath-relative, not the build machine's path; the `napi_*` symbols are
+// undefined and bound by flat lookup (`-undefined dynamic_lookup`), so Node, which loads the
+// addon, supplies them; and no other symbol is left to flat lookup (each binds to its dylib). Uses `readelf` (binutils) and
 // `llvm-objdump` (Debian `llvm`), both installed by scripts/install-toolchains.sh.
 import { execFileSync } from "node:child_process"
 import { closeSync, existsSync, openSync, readSync } from "node:fs"
@@ -64,9 +67,13 @@ function inspectElf(file) {
   }
 }
 
-function inspectMachO(file) {
+/** The facts `machOProblems` judges, read from a Mach-O file with llvm-objdump. */
+export function inspectMachO(file) {
   const headers = tool("llvm-objdump", ["--macho", "--private-headers", file])
   const exports = tool("llvm-objdump", ["--macho", "--exports-trie", file])
+  const binds = tool("llvm-objdump", ["--macho", "--bind", "--lazy-bind", "--weak-bind", file])
+  // Bind rows end with "<dylib> <symbol>"; the dylib is `flat-namespace` for a flat lookup.
+  const bound = [...binds.matchAll(/^\S+\s+\S+\s+0x[0-9A-Fa-f]+\s.*?(\S+)\s+(_\w+)\s*$/gm)].map((match) => ({ dylib: match[1], symbol: match[2] }))
   const header = headers.match(/MH_MAGIC_64\s+(\S+)\s+\S+\s+\S+\s+(\S+)/)
   const build = headers.match(/cmd LC_BUILD_VERSION[\s\S]*?minos ([0-9.]+)/)
   const legacy = headers.match(/cmd LC_VERSION_MIN_MACOSX[\s\S]*?version ([0-9.]+)/)
@@ -76,6 +83,10 @@ function inspectMachO(file) {
     minos: build?.[1] ?? legacy?.[1],
     dylibs: [...headers.matchAll(/cmd LC_(?:LOAD|LOAD_WEAK|REEXPORT)_DYLIB\n\s+cmdsize \d+\n\s+name (\S+)/g)].map((match) => match[1]),
     exported: /\b_napi_register_module_v1\b/.test(exports),
+    definesNapi: [...exports.matchAll(/\b(_napi_\w+)/g)].map((match) => match[1]).filter((symbol) => symbol !== "_napi_register_module_v1"),
+    installName: headers.match(/cmd LC_ID_DYLIB\n\s+cmdsize \d+\n\s+name (\S+)/)?.[1],
+    napiBinds: bound.filter(({ symbol }) => symbol.startsWith("_napi_")),
+    otherFlat: bound.filter(({ symbol, dylib }) => !symbol.startsWith("_napi_") && dylib === "flat-namespace").map(({ symbol }) => symbol),
   }
 }
 
@@ -110,13 +121,27 @@ export function checkArtifact(triple, file) {
     if (expected.libc === "gnu" && !atMost(found.glibc, expected.maxGlibc)) problems.push(`needs GLIBC_${found.glibc}, newer than ${expected.maxGlibc}`)
     if (!found.exported) problems.push("napi_register_module_v1 is not exported")
   } else {
-    const found = inspectMachO(file)
-    if (found.format !== "macho") problems.push("not a Mach-O 64-bit dylib")
-    if (found.cpu !== expected.cpu) problems.push(`cpu ${found.cpu}, expected ${expected.cpu}`)
-    if (found.minos !== expected.minos) problems.push(`minimum macOS ${found.minos}, expected ${expected.minos}`)
-    for (const dylib of found.dylibs) if (!DARWIN_DYLIBS.has(dylib)) problems.push(`loads ${dylib}`)
-    if (!found.exported) problems.push("_napi_register_module_v1 is not exported")
+    problems.push(...machOProblems(triple, inspectMachO(file)))
   }
+  return problems
+}
+
+/** What is wrong with a Darwin addon of `triple`, from its facts (`inspectMachO`). */
+export function machOProblems(triple, found) {
+  const expected = EXPECTED[triple]
+  const problems = []
+  if (found.format !== "macho") problems.push("not a Mach-O 64-bit dylib")
+  if (found.cpu !== expected.cpu) problems.push(`cpu ${found.cpu}, expected ${expected.cpu}`)
+  if (found.minos !== expected.minos) problems.push(`minimum macOS ${found.minos}, expected ${expected.minos}`)
+  for (const dylib of found.dylibs) if (!DARWIN_DYLIBS.has(dylib)) problems.push(`loads ${dylib}`)
+  if (!found.exported) problems.push("_napi_register_module_v1 is not exported")
+  const name = `@rpath/aml-jsx-sdk.${triple}.node`
+  if (found.installName !== name) problems.push(`install name ${found.installName}, expected ${name}`)
+  if (found.definesNapi.length) problems.push(`defines ${found.definesNapi.slice(0, 3).join(", ")}: Node's napi_* must stay undefined`)
+  if (!found.napiBinds.length) problems.push("binds no napi_* symbol")
+  const twoLevel = found.napiBinds.filter(({ dylib }) => dylib !== "flat-namespace")
+  if (twoLevel.length) problems.push(`${twoLevel[0].symbol} binds to ${twoLevel[0].dylib}, not by flat lookup (-undefined dynamic_lookup)`)
+  if (found.otherFlat.length) problems.push(`left to flat lookup: ${found.otherFlat.slice(0, 3).join(", ")}${found.otherFlat.length > 3 ? ` and ${found.otherFlat.length - 3} more` : ""}`)
   return problems
 }
 

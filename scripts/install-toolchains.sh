@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what `npm run pack:release -- --all` and the arm64 test group need on a Debian x64
 # machine, from the package registries only (docs/PACKAGING.md, "Every Unix target"):
-#   rustup targets  the five non-host Unix targets' standard libraries
+#   rustup targets  the five non-host Unix targets' standard libraries, and Windows' for the
+#                   type check of scripts/check-windows.js
 #   PyPI            ziglang (zig as the cross linker for musl and Darwin) and cargo-zigbuild
 #   Debian          gcc-aarch64-linux-gnu (arm64 glibc C compiler and linker), musl-tools,
 #                   qemu-user-static + binfmt-support (running arm64 binaries, test group arm64)
 # Idempotent; needs root for apt-get (pass --no-apt to skip that part).
 set -euo pipefail
 
-targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin)
+# x86_64-pc-windows-gnu: only type-checked (scripts/check-windows.js), never built.
+targets=(x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu)
 
 if [[ "${1:-}" != "--no-apt" ]]; then
   missing=()

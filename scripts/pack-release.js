@@ -100,9 +100,19 @@ const macFrameworks = join(root, "scripts", "macos-frameworks")
  * How each Unix platform package is built from Linux x64. zig (through cargo-zigbuild, napi's
  * `-x`) links musl and Darwin; Debian's gcc links arm64 glibc, so the addon needs the same
  * glibc symbols as one built natively on Debian 12 arm64. Darwin links CoreFoundation and
- * Security through the stubs in scripts/macos-frameworks (docs/DEPENDENCIES.md), and states its
- * minimum macOS: Node 20's own (11.0 on arm64, 10.15 on x64).
+ * Security through the stubs in scripts/macos-frameworks (docs/DEPENDENCIES.md), states its
+ * minimum macOS: Node 20's own (11.0 on arm64, 10.15 on x64), and names itself by an
+ * @rpath-relative install name; napi-build links it with `-undefined dynamic_lookup`, so the
+ * napi_* symbols are left to Node (scripts/check-artifacts.js checks all three).
  */
+const darwinFlags = (triple) =>
+  [
+    `-C link-arg=-F${macFrameworks}`,
+    // The install name (LC_ID_DYLIB) is the file's own name under @rpath rather than the
+    // linker's default, the build machine's absolute path to target/…/libaml_jsx_sdk.dylib.
+    `-C link-arg=-Wl,-install_name,@rpath/aml-jsx-sdk.${triple}.node`,
+  ].join(" ")
+
 export const UNIX_TARGETS = {
   "linux-x64-gnu": { rust: "x86_64-unknown-linux-gnu", args: [], env: {} },
   // A musl cdylib needs the C runtime linked dynamically (musl targets default to static).
@@ -120,12 +130,12 @@ export const UNIX_TARGETS = {
   "darwin-x64": {
     rust: "x86_64-apple-darwin",
     args: ["-x"],
-    env: { MACOSX_DEPLOYMENT_TARGET: "10.15", CARGO_TARGET_X86_64_APPLE_DARWIN_RUSTFLAGS: `-C link-arg=-F${macFrameworks}` },
+    env: { MACOSX_DEPLOYMENT_TARGET: "10.15", CARGO_TARGET_X86_64_APPLE_DARWIN_RUSTFLAGS: darwinFlags("darwin-x64") },
   },
   "darwin-arm64": {
     rust: "aarch64-apple-darwin",
     args: ["-x"],
-    env: { MACOSX_DEPLOYMENT_TARGET: "11.0", CARGO_TARGET_AARCH64_APPLE_DARWIN_RUSTFLAGS: `-C link-arg=-F${macFrameworks}` },
+    env: { MACOSX_DEPLOYMENT_TARGET: "11.0", CARGO_TARGET_AARCH64_APPLE_DARWIN_RUSTFLAGS: darwinFlags("darwin-arm64") },
   },
 }
 

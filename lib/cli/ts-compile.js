@@ -35,9 +35,20 @@ export function alternativesOf(specifier) {
 
 let transformSync
 
+/**
+ * Loads the transformer with `import()`, for the module hooks: oxc-transform is an ES module,
+ * and on Node's loader thread `require` of an ES module goes through the hooks' synchronous
+ * resolve, which Node 22 does not implement there ("The resolveSync() method is not
+ * implemented"), so `compile` must not `require` it on that thread.
+ */
+export async function loadTransform() {
+  transformSync ??= (await import("oxc-transform")).transformSync
+}
+
 /** The oxc transform of `source` (ES module JS with an inline source map), or a SyntaxError. */
 export function compile(path, source) {
-  // Loaded on first use: a plain `.js` workflow never pays for the transformer.
+  // Loaded on first use: a plain `.js` workflow never pays for the transformer. The main
+  // thread may `require` it (no hooks are registered yet when the in-process loader runs).
   transformSync ??= createRequire(import.meta.url)("oxc-transform").transformSync
   const result = transformSync(path, source, {
     sourcemap: true,

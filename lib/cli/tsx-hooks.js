@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 
-import { TRANSFORMED, alternativesOf, compile, isPathLike } from "./ts-compile.js"
+import { TRANSFORMED, alternativesOf, compile, isPathLike, loadTransform } from "./ts-compile.js"
 
 const NOT_FOUND = new Set(["ERR_MODULE_NOT_FOUND", "ERR_UNSUPPORTED_DIR_IMPORT"])
 const SDK = /^@aml-jsx\/sdk(?:\/|$)/
@@ -58,5 +58,6 @@ export async function load(url, context, nextLoad) {
   if (!TRANSFORMED.test(parsed.pathname)) return nextLoad(url, context)
   const path = fileURLToPath(parsed)
   const source = await readFile(path, "utf8")
+  await loadTransform()
   return { format: "module", shortCircuit: true, source: compile(path, source) }
 }

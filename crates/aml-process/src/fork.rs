@@ -2,8 +2,8 @@
 //! the path for targets where `vfork/` does not apply (other Unix systems, Linux without glibc).
 //!
 //! Its cost grows with the host's memory (the page tables are copied), which is why Linux with
-//! glibc does not use it. There it is compiled only for its unit test, which keeps it building
-//! and behaving.
+//! glibc uses it only where a vfork child does not share our memory (qemu-user, see
+//! `vfork/probe.rs`).
 
 use std::io;
 use std::os::fd::OwnedFd;

@@ -32,6 +32,7 @@ use libc::pid_t;
 
 use crate::janitor;
 use crate::poll;
+use crate::session;
 use crate::status::ExitStatus;
 use crate::sys::{self, GroupWait, Peek};
 
@@ -90,6 +91,41 @@ impl Group {
         sys::signal_group(self.leader, signal)
     }
 
+    /// Signals every member of the group AND the session `G`, also those that moved to another
+    /// group of the session (found in `/proc`, each pinned before it is signalled). Only while
+    /// the leader is unreaped, so `G` is ours (PIN (a)): used where orphans do not come back to
+    /// us, whose teardown keeps the leader's zombie to the end (`local_tree/without_subreaper.rs`).
+    pub(crate) fn signal_session(&self, signal: i32) {
+        if self.gone || self.leader_reaped {
+            return;
+        }
+        let _ = sys::signal_group(self.leader, signal);
+        let leader = self.leader;
+        for member in session::members(leader).unwrap_or_default() {
+            if member.outside_group && !member.zombie {
+                let _ = sys::signal_process_if(member.pid, signal, || {
+                    session::is_member(member.pid, leader)
+                });
+            }
+        }
+    }
+
+    /// Peeks at the leader without reaping it (PIN (a) keeps holding); `true` once it exited.
+    pub(crate) fn leader_exited(&mut self) -> bool {
+        if self.leader_status.is_some() || self.leader_reaped {
+            return true;
+        }
+        match sys::peek_exited(Peek::Pid(self.leader)) {
+            Ok(Some((_, status))) => {
+                self.note_leader_exit(status);
+                true
+            }
+            Ok(None) => false,
+            // No longer ours to wait for: nothing of it is left to pin or wait for.
+            Err(_) => true,
+        }
+    }
+
     /// Reaps every exited child of ours in the group, the leader included, then reports whether
     /// a member is still alive. Never yields between a reap and the next `waitpid`.
     pub(crate) fn drain(&mut self) -> Drain {
@@ -138,6 +174,9 @@ impl Group {
     /// left (see `janitor.rs`).
     pub(crate) fn kill_and_reap_blocking(&mut self) {
         let _ = self.signal(libc::SIGKILL);
+        // Where orphans do not come back to us, members outside the group are reached only
+        // through the session, and only while the leader still pins it.
+        self.signal_session(libc::SIGKILL);
         let mut delay = poll::FIRST_POLL;
         while self.drain() == Drain::Alive {
             std::thread::sleep(delay);

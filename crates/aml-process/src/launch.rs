@@ -88,7 +88,6 @@ impl Launch {
     }
 
     /// The same command as a `std::process::Command` (stdio left to the caller), for `fork.rs`.
-    #[cfg(any(not(all(target_os = "linux", target_env = "gnu")), test))]
     pub(crate) fn command(&self) -> std::process::Command {
         use std::ffi::OsStr;
         let os = |arg: &CString| OsStr::from_bytes(arg.as_bytes()).to_owned();

@@ -16,7 +16,9 @@
 //!   stack (`vfork/`): no page-table copy, so a spawn costs the same from a 150 MB host as from a
 //!   small one. Everything the child needs (argv, envp, the PATH candidates) is built before,
 //!   and the child only makes system calls until `execve`; an exec error comes back as the
-//!   child's errno. Other targets `fork()` through `std` (`fork.rs`).
+//!   child's errno. Other targets `fork()` through `std` (`fork.rs`), and so does glibc Linux
+//!   where a vfork child turns out not to share our memory (qemu-user; probed once by the
+//!   first spawn, `vfork/probe.rs`): its exec errors come back through std's CLOEXEC pipe.
 //! * **Kill.** SIGTERM (+SIGCONT) to the group, reap while waiting up to `grace`, then SIGKILL to
 //!   the group and reap until it is empty. `kill()` resolves only then.
 //! * **Reaping.** Orphans inside our trees must be reparented to a process that reaps them
@@ -73,7 +75,6 @@ mod control;
 mod error;
 mod exec;
 mod exit_watch;
-#[cfg(any(not(all(target_os = "linux", target_env = "gnu")), test))]
 mod fork;
 mod group;
 mod handle;
@@ -85,6 +86,7 @@ mod options;
 mod output;
 mod pipes;
 mod poll;
+mod session;
 mod spawner;
 mod starter;
 mod status;

@@ -15,6 +15,9 @@ use crate::exit_watch::LeaderExit;
 use crate::group::{Drain, Group};
 use crate::poll;
 use crate::status::ExitStatus;
+use crate::sys;
+
+mod without_subreaper;
 
 /// How often a running tree is swept for exited orphans (a syscall per tree per period).
 const ORPHAN_SWEEP: Duration = Duration::from_secs(1);
@@ -70,6 +73,9 @@ impl LocalTree {
     /// `grace` ends, then SIGKILL and reap until empty. `progress` runs after every reaping
     /// round, so a caller can report the leader's status as soon as it is known.
     pub(crate) async fn teardown(&mut self, grace: Duration, mut progress: impl FnMut(&Self)) {
+        if !sys::orphans_come_back() {
+            return self.teardown_without_subreaper(grace, &mut progress).await;
+        }
         // Reap first: an already-dead tree (the common case after a normal exit) needs no signal,
         // and a signal must follow a drain that proved the group still ours (PIN in group.rs).
         if self.group.drain() == Drain::Gone {

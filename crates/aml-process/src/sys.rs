@@ -48,6 +48,57 @@ pub(crate) fn signal_group(pgid: pid_t, signal: i32) -> io::Result<()> {
     Ok(())
 }
 
+/// Sends `signal` to process `pid` if `still_ours()` holds once `pid` is pinned, so a number the
+/// kernel recycled in between is never signalled. Linux pins it with a pidfd (the check then
+/// reads the same process the signal goes to); where pidfds are missing (other Unixes, old
+/// kernels) the check runs right before a plain `kill`, leaving the window of one system call.
+pub(crate) fn signal_process_if(
+    pid: pid_t,
+    signal: i32,
+    still_ours: impl FnOnce() -> bool,
+) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    match exit_notifier(pid) {
+        Ok(pidfd) => {
+            use std::os::fd::AsRawFd;
+            if !still_ours() {
+                return Ok(());
+            }
+            // SAFETY: pidfd_send_signal takes a pidfd we own, a signal number, a null siginfo
+            // (the kernel fills one in as for kill) and no flags.
+            let sent = unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    pidfd.as_raw_fd(),
+                    signal,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                )
+            };
+            return match sent {
+                -1 => match io::Error::last_os_error() {
+                    error if error.raw_os_error() == Some(libc::ESRCH) => Ok(()),
+                    error => Err(error),
+                },
+                _ => Ok(()),
+            };
+        }
+        Err(error) if error.raw_os_error() == Some(libc::ESRCH) => return Ok(()),
+        Err(_) => {}
+    }
+    if !still_ours() {
+        return Ok(());
+    }
+    // SAFETY: kill has no memory-safety preconditions.
+    if unsafe { libc::kill(pid, signal) } == -1 {
+        let error = io::Error::last_os_error();
+        if error.raw_os_error() != Some(libc::ESRCH) {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
 /// Reaps one exited child of ours whose process group is `pgid`, without blocking.
 pub(crate) fn reap_group_member(pgid: pid_t) -> io::Result<GroupWait> {
     loop {
@@ -276,6 +327,15 @@ pub(crate) fn take_stdin() -> io::Result<std::os::fd::OwnedFd> {
         return Err(io::Error::last_os_error());
     }
     Ok(taken)
+}
+
+/// Whether orphans of our trees are reparented to this process: it is a child subreaper. Never
+/// on platforms without the facility.
+pub(crate) fn orphans_come_back() -> bool {
+    #[cfg(target_os = "linux")]
+    return is_subreaper();
+    #[cfg(not(target_os = "linux"))]
+    false
 }
 
 /// Whether this process is a child subreaper (`PR_GET_CHILD_SUBREAPER`).

@@ -34,18 +34,24 @@ use self::sys::{BlockedSignals, ChildStack};
 use crate::launch::Launch;
 
 mod child;
+mod probe;
 mod sys;
 
 /// Starts children for the spawner thread, reusing one child stack (spawns are serialised there,
 /// and a child stops using the stack before clone returns).
 pub(crate) struct Starter {
     stack: Option<ChildStack>,
+    /// Whether a vfork child shares our memory (`probe.rs`), learnt by the first `start`.
+    vfork_works: Option<bool>,
 }
 
 impl Starter {
     /// The stack is allocated by the first `start`, so an idle host never maps it.
     pub(crate) fn new() -> Self {
-        Starter { stack: None }
+        Starter {
+            stack: None,
+            vfork_works: None,
+        }
     }
 
     /// Starts `launch` as the leader of a new session with `stdio` (all above 2, see
@@ -60,6 +66,13 @@ impl Starter {
             Some(stack) => stack,
             empty => empty.insert(ChildStack::new()?),
         };
+        let vfork_works = match self.vfork_works {
+            Some(works) => works,
+            None => *self.vfork_works.insert(probe::shares_memory(stack)?),
+        };
+        if !vfork_works {
+            return crate::fork::start(launch, stdio);
+        }
         let paths = launch.candidates()?;
         let candidates: Vec<*const c_char> = paths.iter().map(|path| path.as_ptr()).collect();
         let argv = null_terminated(&launch.argv);

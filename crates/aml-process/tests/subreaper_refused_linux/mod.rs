@@ -24,10 +24,12 @@ pub fn main() {
     runtime.block_on(async {
         leaders_are_children_of_the_supervisor().await;
         exec_works_without_a_subreaper().await;
-        kill_ends_the_whole_group().await;
+        kill_reaps_the_whole_tree().await;
+        exec_kills_what_the_command_left_behind().await;
+        a_member_in_another_group_is_killed().await;
         assert!(aml_process::stop_supervisor(Duration::from_secs(30)));
     });
-    println!("subreaper_refused: 3 tests passed");
+    println!("subreaper_refused: 5 tests passed");
 }
 
 /// The defect: the supervisor exited at its first `prctl`, so the host supervised its own
@@ -65,43 +67,71 @@ async fn exec_works_without_a_subreaper() {
     assert_eq!(output.stderr, b"err\n");
 }
 
-/// `kill()` still signals the whole group while the leader pins it, grandchildren included;
-/// without the subreaper they are reaped by PID 1 (or another subreaper), not by us, so the
-/// check is that none of them still runs.
-async fn kill_ends_the_whole_group() {
-    let tree = "echo $$; sh -c 'sleep 1000 & echo $!'; sleep 1000 & echo $!; wait";
+/// `kill()` takes the whole tree down, grandchildren orphaned to PID 1 included, and resolves
+/// only once none of them is left, not even as a zombie. (The old code signalled the group and
+/// resolved once the leader was reaped: the orphans were still dying, or zombies of PID 1.)
+async fn kill_reaps_the_whole_tree() {
+    let tree = "sh -c 'sleep 1000 & echo $!; wait' & sleep 1000 & echo $!; wait";
     let (command, args) = sh(tree);
     let mut process = spawn(command, &args, SpawnOptions::default())
         .await
         .unwrap();
-    let pids = read_pids(&mut process.take_stdout().unwrap(), 3).await;
+    let pids = read_pids(&mut process.take_stdout().unwrap(), 2).await;
     process.kill().await;
     assert_eq!(
         process.wait().await.unwrap(),
         ExitStatus::Signaled(libc::SIGTERM)
     );
-    // The signal was sent before kill() resolved; an orphan may take a moment to die, and PID 1
-    // may leave it a zombie (a dead process). No wall-clock margin decides the outcome: the
-    // loop only ends when every pid is dead.
-    let mut delay = Duration::from_millis(5);
-    while let Some(pid) = running(&pids) {
-        assert!(
-            delay < Duration::from_secs(60),
-            "pid {pid} of the killed tree still runs"
-        );
-        tokio::time::sleep(delay).await;
-        delay *= 2;
-    }
+    assert_none_left(&pids, &[process.pid()]);
 }
 
-/// The first of `pids` that exists and is not a zombie.
-fn running(pids: &[u32]) -> Option<u32> {
-    let table = process_table();
-    pids.iter().copied().find(|pid| {
-        table
+/// Background jobs a finished command leaves behind are killed before `exec` returns, as with
+/// a subreaper. (The old code reaped the leader, found no child of its own in the group and
+/// returned with the job still running.)
+async fn exec_kills_what_the_command_left_behind() {
+    let (command, args) = sh("sleep 1000 & echo $!");
+    let output = exec(command, &args, SpawnOptions::default()).await.unwrap();
+    assert_eq!(output.exit, ExitStatus::Exited(0));
+    let job: u32 = String::from_utf8(output.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_none_left(&[job], &[]);
+}
+
+/// A member that moved to another process group of the session (`setpgid`, as job-control
+/// shells do) is found through `/proc` and killed too; only `setsid` leaves the tree. (The old
+/// code signalled the group only.)
+async fn a_member_in_another_group_is_killed() {
+    let moved = "perl -e '$| = 1; setpgrp(0, 0); print \"$$\\n\"; sleep 1000' & wait";
+    let (command, args) = sh(moved);
+    let mut process = spawn(command, &args, SpawnOptions::default())
+        .await
+        .unwrap();
+    let pids = read_pids(&mut process.take_stdout().unwrap(), 1).await;
+    assert_ne!(
+        process_table()
             .iter()
-            .any(|row| row.pid == *pid && row.state != "Z" && row.state != "X")
-    })
+            .find(|row| row.pid == pids[0])
+            .map(|row| row.pgrp),
+        Some(process.pid()),
+        "perl left the leader's group"
+    );
+    process.kill().await;
+    process.wait().await.unwrap();
+    assert_none_left(&pids, &[process.pid()]);
+}
+
+/// Every pid in `pids` and `leaders` is gone right now: no process, no zombie.
+fn assert_none_left(pids: &[u32], leaders: &[u32]) {
+    let left: Vec<u32> = pids
+        .iter()
+        .chain(leaders)
+        .copied()
+        .filter(|&pid| aml_process::process_exists(pid))
+        .collect();
+    assert!(left.is_empty(), "still present (alive or zombie): {left:?}");
 }
 
 /// Makes `prctl(PR_SET_CHILD_SUBREAPER, ..)` fail with EINVAL in this process and its children,
