@@ -253,22 +253,7 @@ impl Domain {
     /// at `key`: a `journal.step` point event on its span (only built while tracing), so a
     /// run's record can name the step to re-run from (docs/STUDIO.md, `aml run --from`).
     pub fn note_live_step(&mut self, id: TaskId, key: &str) -> Result<(), EvalError> {
-        let (_, shared) = self.parts(id)?;
-        if shared.tracer.enabled() {
-            let plan = self.agent_plan(id)?;
-            let (span, parent) = (plan.span_id, plan.parent_span);
-            let attributes = vec![
-                ("key".into(), AttrValue::Text(key.to_string())),
-                ("kind".into(), AttrValue::Text("agent".to_string())),
-            ];
-            self.point(
-                span,
-                Some(parent),
-                "journal.step".into(),
-                attributes,
-                vec![],
-            );
-        }
+        self.journal_point(id, "journal.step", key)?;
         Ok(())
     }
 }
@@ -279,22 +264,7 @@ impl Domain {
     /// while tracing), then the Agent completes and its span ends with `journal.replayed`.
     pub fn replay_agent(&mut self, id: TaskId, key: &str, text: &str) -> Result<Step, EvalError> {
         self.mark_replayed(id)?;
-        let (_, shared) = self.parts(id)?;
-        if shared.tracer.enabled() {
-            let plan = self.agent_plan(id)?;
-            let (span, parent) = (plan.span_id, plan.parent_span);
-            let attributes = vec![
-                ("key".into(), AttrValue::Text(key.to_string())),
-                ("kind".into(), AttrValue::Text("agent".to_string())),
-            ];
-            self.point(
-                span,
-                Some(parent),
-                "journal.replay".into(),
-                attributes,
-                vec![],
-            );
-        }
+        self.journal_point(id, "journal.replay", key)?;
         self.agent_done(id, text, text)
     }
 }
@@ -488,5 +458,23 @@ mod tests {
         assert_eq!(next.position(first).unwrap(), "c.e0/");
         assert!(next.journal_step(first).is_none());
         assert!(next.journal_step(0).is_none());
+    }
+}
+
+impl Domain {
+    /// A journal point event (`journal.step`, `journal.replay`) on the Agent span on top of
+    /// `id`, naming the step's journal `key`; built only while tracing.
+    fn journal_point(&mut self, id: TaskId, name: &str, key: &str) -> Result<(), EvalError> {
+        let (_, shared) = self.parts(id)?;
+        if shared.tracer.enabled() {
+            let plan = self.agent_plan(id)?;
+            let (span, parent) = (plan.span_id, plan.parent_span);
+            let attributes = vec![
+                ("key".into(), AttrValue::Text(key.to_string())),
+                ("kind".into(), AttrValue::Text("agent".to_string())),
+            ];
+            self.point(span, Some(parent), name.into(), attributes, vec![]);
+        }
+        Ok(())
     }
 }
