@@ -269,6 +269,24 @@ impl Domain {
     }
 }
 
+impl Domain {
+    /// A journal point event (`journal.step`, `journal.replay`) on the Agent span on top of
+    /// `id`, naming the step's journal `key`; built only while tracing.
+    fn journal_point(&mut self, id: TaskId, name: &str, key: &str) -> Result<(), EvalError> {
+        let (_, shared) = self.parts(id)?;
+        if shared.tracer.enabled() {
+            let plan = self.agent_plan(id)?;
+            let (span, parent) = (plan.span_id, plan.parent_span);
+            let attributes = vec![
+                ("key".into(), AttrValue::Text(key.to_string())),
+                ("kind".into(), AttrValue::Text("agent".to_string())),
+            ];
+            self.point(span, Some(parent), name.into(), attributes, vec![]);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{AgentEntry, Domain, Limits, NodeKind, Op, Primitive};
@@ -458,23 +476,5 @@ mod tests {
         assert_eq!(next.position(first).unwrap(), "c.e0/");
         assert!(next.journal_step(first).is_none());
         assert!(next.journal_step(0).is_none());
-    }
-}
-
-impl Domain {
-    /// A journal point event (`journal.step`, `journal.replay`) on the Agent span on top of
-    /// `id`, naming the step's journal `key`; built only while tracing.
-    fn journal_point(&mut self, id: TaskId, name: &str, key: &str) -> Result<(), EvalError> {
-        let (_, shared) = self.parts(id)?;
-        if shared.tracer.enabled() {
-            let plan = self.agent_plan(id)?;
-            let (span, parent) = (plan.span_id, plan.parent_span);
-            let attributes = vec![
-                ("key".into(), AttrValue::Text(key.to_string())),
-                ("kind".into(), AttrValue::Text("agent".to_string())),
-            ];
-            self.point(span, Some(parent), name.into(), attributes, vec![]);
-        }
-        Ok(())
     }
 }
