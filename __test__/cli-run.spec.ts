@@ -230,6 +230,11 @@ describe("command line", () => {
       [["run", "w.tsx", "--runtime-env-file"], "option `--runtime-env-file <file>` value is missing"],
       [["run", "w.tsx", "--json=1"], "option `--json` does not take a value"],
       [["run", "a.tsx", "b.tsx"], "unexpected argument for command `run <workflowFile>`: b.tsx"],
+      // Another command's option is unknown to this one.
+      [["run", "w.tsx", "--port", "3"], "Unknown option `--port`"],
+      [["run", "w.tsx", "--keep=2"], "Unknown option `--keep`"],
+      [["studio", "--journal", "j.json"], "Unknown option `--journal`"],
+      [["runs", "prune", "--trace"], "Unknown option `--trace`"],
     ]
     for (const [args, message] of cases) {
       const result = await runCli(args)

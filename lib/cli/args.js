@@ -48,6 +48,15 @@ const RAW_NAMES = {
   keep: "--keep <count>",
   "older-than": "--older-than <days>",
 }
+// The options each command takes; `help` and `version` are everyone's.
+const SHARED = ["help", "version"]
+const STUDIO_ONLY = ["port", "dir", "keep", "older-than"]
+const COMMAND_OPTIONS = {
+  run: new Set([...OPTIONS.keys()].filter((name) => !STUDIO_ONLY.includes(name))),
+  studio: new Set([...SHARED, "port", "dir", "runs-dir"]),
+  runs: new Set([...SHARED, "keep", "older-than", "dir", "runs-dir"]),
+}
+
 const SHORT = new Map([
   ["e", "entry"],
   ["h", "help"],
@@ -63,6 +72,8 @@ const SHORT = new Map([
 export function parseArgs(argv) {
   const positionals = []
   const values = new Map()
+  // How each option was written, for the message when its command does not take it.
+  const spelled = new Map()
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--") {
@@ -79,6 +90,7 @@ export function parseArgs(argv) {
     // `-e` is the only short spelling with a value; grouped flags (`-hv`) are not supported.
     const name = long ? raw : SHORT.get(raw)
     if (name === undefined || !OPTIONS.has(name)) throw new CliUsageError(`Unknown option \`${arg.slice(0, eq === -1 ? undefined : eq)}\``)
+    spelled.set(name, arg.slice(0, eq === -1 ? undefined : eq))
     if (!OPTIONS.get(name)) {
       if (eq !== -1) throw new CliUsageError(`option \`--${name}\` does not take a value`)
       values.set(name, true)
@@ -117,6 +129,11 @@ export function parseArgs(argv) {
   }
   if (parsed.help || parsed.version) return parsed
   if (command === undefined) return parsed
+  // An option of another command is as unknown here as any other.
+  const allowed = COMMAND_OPTIONS[command === "runs" ? "runs" : command]
+  for (const name of values.keys()) {
+    if (allowed !== undefined && !allowed.has(name)) throw new CliUsageError(`Unknown option \`${spelled.get(name)}\``)
+  }
   if (command === "studio") {
     if (file !== undefined) throw new CliUsageError(`unexpected argument for command \`studio\`: ${file}`)
     return parsed
