@@ -19,6 +19,7 @@ import { rejection } from "./support/errors.js"
 import { STALL, startModelServer, type ModelServer } from "./support/model-server.js"
 import { exists } from "./support/processes.js"
 import { traced } from "./support/trace.js"
+import { OPENCODE_OFFLINE_ENV, localOpencodeConfig } from "./support/opencode-local.js"
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), "aml-real-agents-")))
 afterAll(() => rmSync(work, { force: true, recursive: true }))
@@ -93,22 +94,9 @@ function expectStructured(result: { events: any[]; value: any }, server: ModelSe
 describe("opencodeAgent with opencode-ai (Chat Completions)", () => {
   const provider = (url: string) =>
     opencodeAgent({
-      config: {
-        autoupdate: false,
-        model: "local/scripted",
-        provider: {
-          local: {
-            models: { scripted: { name: "Scripted", tool_call: true } },
-            name: "Local scripted",
-            npm: "@ai-sdk/openai-compatible",
-            options: { apiKey: "dummy", baseURL: url },
-          },
-        },
-        share: "disabled",
-        small_model: "local/scripted",
-      },
+      config: localOpencodeConfig(url),
       directory: work,
-      env: { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
+      env: OPENCODE_OFFLINE_ENV,
     })
 
   it("calls an AML Tool over the bridge and submits a validated structured result", async () => {

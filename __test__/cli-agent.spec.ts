@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest"
 
 import { removeTempProjects, runCli, tempProject } from "./support/cli.js"
 import { startModelServer } from "./support/model-server.js"
+import { OPENCODE_OFFLINE_ENV, localOpencodeConfig } from "./support/opencode-local.js"
 
 afterAll(() => removeTempProjects())
 
@@ -24,22 +25,11 @@ describe("aml run --agent", () => {
   it("runs a workflow whose Agents name no provider on the chosen profile and model", async () => {
     const server = await startModelServer("echo")
     try {
-      // OpenCode's own project configuration: the scripted server as an OpenAI-compatible provider.
-      const config = {
-        autoupdate: false,
-        provider: {
-          local: {
-            models: { scripted: { name: "Scripted", tool_call: true } },
-            name: "Local scripted",
-            npm: "@ai-sdk/openai-compatible",
-            options: { apiKey: "dummy", baseURL: server.url },
-          },
-        },
-        share: "disabled",
-        small_model: "local/scripted",
-      }
+      // OpenCode's own project configuration: the scripted server as an OpenAI-compatible
+      // provider; the model comes from --agent.
+      const { model: _model, ...config } = localOpencodeConfig(server.url)
       const dir = tempProject({ "workflow.tsx": PLAIN, "opencode.json": JSON.stringify(config) })
-      const env = { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" }
+      const env = OPENCODE_OFFLINE_ENV
       const result = await runCli(["run", join(dir, "workflow.tsx"), "--agent", "opencode:local/scripted", "--json"], {
         cwd: dir,
         env,

@@ -12,24 +12,12 @@ import { expect, it } from "vitest"
 import { repoRoot, runCli } from "./support/cli.js"
 import { exists } from "./support/processes.js"
 import { startReviewModelServer } from "./support/review-model-server.js"
+import { OPENCODE_OFFLINE_ENV, localOpencodeConfig } from "./support/opencode-local.js"
 
 it("reviews examples/review-sample through OpenCode and prints the review", async () => {
   const server = await startReviewModelServer()
   try {
-    const config = {
-      autoupdate: false,
-      model: "local/scripted",
-      provider: {
-        local: {
-          models: { scripted: { name: "Scripted", tool_call: true } },
-          name: "Local scripted",
-          npm: "@ai-sdk/openai-compatible",
-          options: { apiKey: "dummy", baseURL: server.url },
-        },
-      },
-      share: "disabled",
-      small_model: "local/scripted",
-    }
+    const config = localOpencodeConfig(server.url)
     const result = await runCli(["run", "examples/review.tsx", "--trace"], {
       env: {
         AML_OPENCODE_CONFIG: JSON.stringify(config),

@@ -13,6 +13,7 @@ import { Agent, AmlRuntime, createOpenTelemetryTracer, opencodeAgent } from "@am
 import { removeTempProjects, runCli, tempProject } from "./support/cli.js"
 import { startModelServer } from "./support/model-server.js"
 import { memoryTracing } from "./support/otel.js"
+import { OPENCODE_OFFLINE_ENV, localOpencodeConfig } from "./support/opencode-local.js"
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), "aml-usage-agent-")))
 afterAll(() => {
@@ -23,22 +24,9 @@ afterAll(() => {
 // The profile's options, shared with the `aml run` workflow below (which builds its own).
 const options = (url: string) =>
   ({
-    config: {
-      autoupdate: false,
-      model: "local/scripted",
-      provider: {
-        local: {
-          models: { scripted: { name: "Scripted", tool_call: true } },
-          name: "Local scripted",
-          npm: "@ai-sdk/openai-compatible",
-          options: { apiKey: "dummy", baseURL: url },
-        },
-      },
-      share: "disabled",
-      small_model: "local/scripted",
-    },
+    config: localOpencodeConfig(url),
     directory: work,
-    env: { OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_MODELS_FETCH: "1" },
+    env: OPENCODE_OFFLINE_ENV,
   }) as const
 
 const provider = (url: string) => opencodeAgent(options(url))
