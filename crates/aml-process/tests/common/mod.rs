@@ -107,3 +107,29 @@ pub fn assert_all_gone(pids: &[u32], within: Duration) {
 pub fn is_limit(error: &ProcessError, expected: usize) -> bool {
     matches!(error, ProcessError::OutputLimitExceeded { limit } if *limit == expected)
 }
+
+/// The set-up of a test file that runs its cases through a supervisor process: the test
+/// binary re-executed with `variable` set. In that child, `prepare` runs, then it serves
+/// until the host leaves, and this returns `None`; in the host, the supervisor is installed
+/// and this returns the runtime to run the cases on.
+pub fn supervised_host(variable: &str, prepare: impl FnOnce()) -> Option<tokio::runtime::Runtime> {
+    if std::env::var_os(variable).is_some() {
+        prepare();
+        aml_process::serve_supervisor().expect("the supervisor serves until the host leaves");
+        return None;
+    }
+    assert!(aml_process::use_supervisor(
+        aml_process::SupervisorCommand {
+            program: std::env::current_exe().unwrap(),
+            args: Vec::new(),
+            env: vec![(variable.to_owned(), "1".to_owned())],
+        }
+    ));
+    Some(
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap(),
+    )
+}

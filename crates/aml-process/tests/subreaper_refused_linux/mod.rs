@@ -1,26 +1,14 @@
 use std::time::Duration;
 
-use crate::common::{process_table, read_pids, sh};
-use aml_process::{exec, spawn, ExitStatus, SpawnOptions, SupervisorCommand};
+use crate::common::{process_table, read_pids, sh, supervised_host};
+use aml_process::{exec, spawn, ExitStatus, SpawnOptions};
 
 const SUPERVISOR: &str = "AML_PROCESS_TEST_REFUSED_SUPERVISOR";
 
 pub fn main() {
-    if std::env::var_os(SUPERVISOR).is_some() {
-        refuse_subreaper();
-        aml_process::serve_supervisor().expect("the supervisor serves until the host leaves");
+    let Some(runtime) = supervised_host(SUPERVISOR, refuse_subreaper) else {
         return;
-    }
-    assert!(aml_process::use_supervisor(SupervisorCommand {
-        program: std::env::current_exe().unwrap(),
-        args: Vec::new(),
-        env: vec![(SUPERVISOR.to_owned(), "1".to_owned())],
-    }));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    };
     runtime.block_on(async {
         leaders_are_children_of_the_supervisor().await;
         exec_works_without_a_subreaper().await;

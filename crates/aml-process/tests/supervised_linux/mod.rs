@@ -1,26 +1,15 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_all_gone, process_table, read_pids, sh};
-use aml_process::{exec, is_subreaper, spawn, ExitStatus, SpawnOptions, SupervisorCommand};
+use crate::common::{assert_all_gone, process_table, read_pids, sh, supervised_host};
+use aml_process::{exec, is_subreaper, spawn, ExitStatus, SpawnOptions};
 
 const SUPERVISOR: &str = "AML_PROCESS_TEST_SUPERVISOR";
 
 pub fn main() {
-    if std::env::var_os(SUPERVISOR).is_some() {
-        aml_process::serve_supervisor().expect("the supervisor serves until the host leaves");
+    let Some(runtime) = supervised_host(SUPERVISOR, || {}) else {
         return;
-    }
-    assert!(aml_process::use_supervisor(SupervisorCommand {
-        program: std::env::current_exe().unwrap(),
-        args: Vec::new(),
-        env: vec![(SUPERVISOR.to_owned(), "1".to_owned())],
-    }));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    };
     runtime.block_on(async {
         exec_through_the_supervisor().await;
         the_host_is_no_subreaper_and_keeps_no_foreign_zombies().await;
