@@ -33,32 +33,18 @@ pub(crate) fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Whether the kernel sets CLOEXEC in the same call that creates a descriptor (`SOCK_CLOEXEC`,
-/// `MSG_CMSG_CLOEXEC`). Darwin has neither: there the flag is set right after, and a child
+/// `MSG_CMSG_CLOEXEC`); every Unix we build for has both but Apple's. Darwin has neither: there the flag is set right after, and a child
 /// started by another thread in between may inherit the descriptor. The only such children are
 /// the ones the supervisor starts itself (its other thread just reads this socket), so the
 /// window can only delay the EOF that tells a supervisor its host is gone, never leak data.
-#[cfg(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-))]
+#[cfg(not(target_vendor = "apple"))]
 mod cloexec {
     pub(super) const ATOMIC: bool = true;
     pub(super) const SOCKET_KIND: libc::c_int = libc::SOCK_STREAM | libc::SOCK_CLOEXEC;
     pub(super) const RECEIVE_FLAGS: libc::c_int = libc::MSG_CMSG_CLOEXEC;
 }
 
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "android",
-    target_os = "freebsd",
-    target_os = "netbsd",
-    target_os = "openbsd",
-    target_os = "dragonfly"
-)))]
+#[cfg(target_vendor = "apple")]
 mod cloexec {
     pub(super) const ATOMIC: bool = false;
     pub(super) const SOCKET_KIND: libc::c_int = libc::SOCK_STREAM;
