@@ -109,13 +109,9 @@ impl LocalTree {
                 return true;
             }
             progress(self);
-            let now = Instant::now();
-            if deadline.is_some_and(|deadline| now >= deadline) {
+            if !poll::pause(deadline, &mut delay).await {
                 return false;
             }
-            let wake = now + delay;
-            tokio::time::sleep_until(deadline.map_or(wake, |deadline| wake.min(deadline))).await;
-            delay = poll::next(delay);
         }
     }
 }
