@@ -2051,9 +2051,14 @@ export interface RecordRunsOptions {
 
 /**
  * Records every evaluation of `runtime` as a run under the runs directory, for `aml studio`
- * (docs/STUDIO.md). Returns a function that stops recording.
+ * (docs/STUDIO.md). Returns a function that stops recording; a run in progress is recorded to
+ * its end. A run's record is completed off the JS thread just after its evaluation settles;
+ * the promise the stop function returns resolves once every run recorded so far is complete
+ * on disk.
+ *
+ * @throws {TypeError} `recordRuns runtime must be an AmlRuntime`, and the option messages.
  */
-export declare function recordRuns(runtime: AmlEventSubscriber, options?: RecordRunsOptions): () => void
+export declare function recordRuns(runtime: AmlRuntime, options?: RecordRunsOptions): () => Promise<void>
 
 export {}
 

@@ -81,8 +81,8 @@ describe("--journal", () => {
         "  --from <step>               With --journal: cut the journal before <step> and run again from there\n" +
         "  --agent <profile>[:<model>] Run Agents without a provider on a coding agent (opencode, codex, copilot, glm, pi)\n" +
         "  --runs-dir <dir>            Record runs under <dir> (default .aml/runs; AML_RUNS_DIR)\n" +
-        "  --record                    Record the run for the studio (also AML_RECORD=1)\n" +
-        "  --no-record                 Do not record the run, even with AML_RECORD=1\n" +
+        "  --record                    Record the run for the studio, even with AML_RECORD=0 (the default)\n" +
+        "  --no-record                 Do not record the run (also AML_RECORD=0)\n" +
         "  -q, --quiet                 Print only failures on stderr (no progress, no run lines)\n" +
         "  -h, --help                  Display this message\n" +
         "  -v, --version               Display version number\n",

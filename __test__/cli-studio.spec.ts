@@ -46,14 +46,18 @@ describe("recording and --from", () => {
     }
   })
 
-  it("records only when asked: not by default, not with --no-record over AML_RECORD=1; --record does", async () => {
+  it("records by default; not with --no-record or AML_RECORD=0, and --record overrides AML_RECORD=0", async () => {
     const dir = tempDir("aml-cli-studio-")
+    const runs = join(dir.path, ".aml/runs")
+    const count = () => (existsSync(runs) ? readdirSync(runs).length : 0)
     try {
-      expect((await runCli(["run", workflow, "--no-record"], { cwd: dir.path, env: { AML_RECORD: "1" } })).code).toBe(0)
-      expect((await runCli(["run", workflow], { cwd: dir.path, env: { AML_RECORD: "" } })).code).toBe(0)
+      expect((await runCli(["run", workflow, "--no-record"], { cwd: dir.path, env: { AML_RECORD: "" } })).code).toBe(0)
+      expect((await runCli(["run", workflow], { cwd: dir.path, env: { AML_RECORD: "0" } })).code).toBe(0)
       expect(existsSync(join(dir.path, ".aml"))).toBe(false)
-      expect((await runCli(["run", workflow, "--record"], { cwd: dir.path, env: { AML_RECORD: "" } })).code).toBe(0)
-      expect(existsSync(join(dir.path, ".aml/runs"))).toBe(true)
+      expect((await runCli(["run", workflow], { cwd: dir.path, env: { AML_RECORD: "" } })).code).toBe(0)
+      expect(count()).toBe(1)
+      expect((await runCli(["run", workflow, "--record"], { cwd: dir.path, env: { AML_RECORD: "0" } })).code).toBe(0)
+      expect(count()).toBe(2)
     } finally {
       dir.remove()
     }

@@ -30,18 +30,16 @@ function records(runs: string, id: string): unknown[][] {
 
 const meta = (runs: string, id: string) => JSON.parse(readFileSync(join(runs, id, "run.json"), "utf8"))
 
-/** Resolves once the recorder's last batch (the root span's end) is on disk. */
-const settled = () => new Promise((resolve) => setImmediate(resolve))
 
 describe("recordRuns", () => {
   it("records a run's metadata and trace, metadata only by default", async () => {
     const runs = runsDir()
     const runtime = new AmlRuntime({ agentProvider: provider })
-    recordRuns(runtime, { dir: runs })
+    const stop = recordRuns(runtime, { dir: runs })
     let runId = ""
     runtime.on("start", (event) => void (runId = event.runId))
     expect(await runtime.evaluate(<Agent>secret prompt</Agent>)).toBe("answer to secret prompt")
-    await settled()
+    await stop()
     expect(readdirSync(runs)).toEqual([runId])
     expect(meta(runs, runId)).toMatchObject({ id: runId, status: "success", counts: { agent: 1, tool: 0, script: 0 }, content: false })
     const all = records(runs, runId)
@@ -57,9 +55,9 @@ describe("recordRuns", () => {
   it("records prompts and answers only with captureContent", async () => {
     const runs = runsDir()
     const runtime = new AmlRuntime({ agentProvider: provider })
-    recordRuns(runtime, { dir: runs, captureContent: true })
+    const stop = recordRuns(runtime, { dir: runs, captureContent: true })
     await runtime.evaluate(<Agent>secret prompt</Agent>)
-    await settled()
+    await stop()
     const [id] = readdirSync(runs)
     expect(JSON.stringify(records(runs, id))).toContain('"prompt":"secret prompt"')
     expect(meta(runs, id).content).toBe(true)
@@ -68,9 +66,9 @@ describe("recordRuns", () => {
   it("stops at the size cap and says so", async () => {
     const runs = runsDir()
     const runtime = new AmlRuntime({ agentProvider: provider })
-    recordRuns(runtime, { dir: runs, maxBytes: 64 })
+    const stop = recordRuns(runtime, { dir: runs, maxBytes: 64 })
     await runtime.evaluate(<Agent>a prompt</Agent>)
-    await settled()
+    await stop()
     const [id] = readdirSync(runs)
     expect(meta(runs, id)).toMatchObject({ status: "success", truncated: true })
   })
@@ -79,13 +77,15 @@ describe("recordRuns", () => {
     const runs = runsDir()
     writeFileSync(join(runs, "..", "blocker"), "")
     const runtime = new AmlRuntime({ agentProvider: provider })
-    recordRuns(runtime, { dir: join(runs, "..", "blocker", "runs") })
+    const stop = recordRuns(runtime, { dir: join(runs, "..", "blocker", "runs") })
     const warnings: string[] = []
     const onWarning = (warning: Error) => warnings.push(warning.message)
     process.on("warning", onWarning)
     try {
       expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("answer to a prompt")
-      await settled()
+      await stop()
+      // A warning is emitted on the next tick.
+      await new Promise((resolve) => process.nextTick(resolve))
     } finally {
       process.off("warning", onWarning)
     }
@@ -95,25 +95,54 @@ describe("recordRuns", () => {
   it("a run whose directory is removed mid-run keeps running", async () => {
     const runs = runsDir()
     const runtime = new AmlRuntime({ agentProvider: provider })
-    recordRuns(runtime, { dir: runs })
+    const stop = recordRuns(runtime, { dir: runs })
     runtime.on("finish", () => rmSync(runs, { recursive: true }))
-    const onWarning = () => {}
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.message)
     process.on("warning", onWarning)
     try {
       expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("answer to a prompt")
-      await settled()
+      await stop()
+      await new Promise((resolve) => process.nextTick(resolve))
     } finally {
       process.off("warning", onWarning)
     }
+    expect(warnings.filter((message) => message.includes("is no longer recorded"))).toHaveLength(1)
   })
 
   it("stops recording when asked", async () => {
     const runs = runsDir()
     const runtime = new AmlRuntime({ agentProvider: provider })
     const stop = recordRuns(runtime, { dir: runs })
-    stop()
+    await stop()
     await runtime.evaluate(<Agent>a prompt</Agent>)
     expect(() => readdirSync(runs)).toThrow()
+  })
+
+  it("records a run in progress to its end when stopped during it", async () => {
+    const runs = runsDir()
+    let stopped: Promise<void> | undefined
+    const stopping = new DeterministicAgentProvider({
+      name: "stopping",
+      respond: () => {
+        stopped = stop()
+        return { text: "done" }
+      },
+    })
+    const runtime = new AmlRuntime({ agentProvider: stopping })
+    const stop = recordRuns(runtime, { dir: runs })
+    await runtime.evaluate(<Agent>a prompt</Agent>)
+    await runtime.evaluate(<Agent>not recorded</Agent>)
+    await stopped
+    expect(readdirSync(runs)).toHaveLength(1)
+    const [id] = readdirSync(runs)
+    expect(meta(runs, id)).toMatchObject({ status: "success", counts: { agent: 1 } })
+    expect(records(runs, id).at(-1)?.slice(0, 2)).toEqual([1, "trace-0"])
+  })
+
+  it("refuses what is not an AmlRuntime", () => {
+    // @ts-expect-error -- not a runtime
+    expect(() => recordRuns({ on: () => () => {} })).toThrow(new TypeError("recordRuns runtime must be an AmlRuntime"))
   })
 
   it("checks its options", () => {

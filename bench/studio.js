@@ -1,7 +1,7 @@
 // AML Studio (issue 36, docs/STUDIO.md): what recording costs a 2,000-Agent fan-out, and how
 // long a recorded 2,000-Agent run takes to open in the page (headless Chromium).
 // Targets: recording ≤ 1.15× the run without it; the page shows the run within 2 s.
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -20,6 +20,24 @@ function FanOut() {
   return Promise.all(Array.from({ length: FAN_OUT }, (_, i) => evaluate(jsx(Agent, { children: `task ${i}` })))).then((results) => results.length)
 }
 
+/**
+ * Waits until the last run recorded by `runtime` under `runs` is complete on disk (its
+ * run.json leaves "running": the writer replaces it last), as a reader of the files sees it.
+ */
+function settler(runtime, runs) {
+  let last
+  runtime.on("start", (event) => void (last = event.runId))
+  return async () => {
+    const file = join(runs, last, "run.json")
+    for (;;) {
+      try {
+        if (JSON.parse(readFileSync(file, "utf8")).status !== "running") return
+      } catch {}
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 export async function studioBenchmarks() {
@@ -35,33 +53,55 @@ export async function studioBenchmarks() {
     traced.on("trace", nothing)
     const recorded = new AmlRuntime(options)
     recordRuns(recorded, { dir: join(dir, "runs") })
-    // The three modes interleaved round by round in rotating order (a shared machine's load
-    // hits them alike): no recording; recordRuns (events and metadata, an application's
-    // opt-in); recordRuns plus a fresh in-memory journal (what `aml run` records).
+    const settleRecorded = settler(recorded, join(dir, "runs"))
+    // What `aml run` records (lib/cli/run-record.js): events and metadata, plus a fresh
+    // in-memory journal per run that is written into the run's directory when it finishes.
+    const cli = new AmlRuntime(options)
+    const context = { meta: { workflow: "bench.tsx", export: "default" }, journal: undefined }
+    recordRuns(cli, { dir: join(dir, "cli-runs"), [Symbol.for("@aml-jsx/sdk/run-record-context")]: context })
+    const settleCli = settler(cli, join(dir, "cli-runs"))
+    const cliRun = () => {
+      const journal = createMemoryJournal()
+      context.journal = { journal, workflow: "bench.tsx#default" }
+      return cli.evaluate(jsx(FanOut, {}), { journal })
+    }
+    // The modes interleaved round by round in rotating order (a shared machine's load hits
+    // them alike): no recording; recordRuns (events and metadata, an application's opt-in);
+    // the same plus the journal `aml run` keeps (see above).
     const modes = [
       ["no recording", () => plain.evaluate(jsx(FanOut, {}))],
       ["an empty trace sink (tracing's own cost)", () => traced.evaluate(jsx(FanOut, {}))],
       ["recordRuns (events)", () => recorded.evaluate(jsx(FanOut, {}))],
-      ["recordRuns + journal (aml run)", () => recorded.evaluate(jsx(FanOut, {}), { journal: createMemoryJournal() })],
+      ["recordRuns + journal written (aml run)", cliRun],
     ]
     const samples = modes.map(() => [])
+    // CPU time of the whole process (every thread: the recorder's writer works on another
+    // core while the evaluation goes on), from the evaluation's start until its record is
+    // complete on disk: what recording costs the machine, beside the latency it adds.
+    const cpu = modes.map(() => [])
+    const settle = [undefined, undefined, settleRecorded, settleCli]
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       for (let k = 0; k < modes.length; k++) {
         const index = (round + k) % modes.length
+        const before = process.cpuUsage()
         const started = performance.now()
         await modes[index][1]()
-        if (round >= WARMUP) samples[index].push(((performance.now() - started) * 1000) / FAN_OUT)
+        const elapsed = performance.now() - started
+        await settle[index]?.()
+        const used = process.cpuUsage(before)
+        if (round >= WARMUP) {
+          samples[index].push((elapsed * 1000) / FAN_OUT)
+          cpu[index].push((used.user + used.system) / FAN_OUT)
+        }
       }
     }
     const medians = samples.map(median)
-    modes.forEach(([name], index) => console.log(`${`studio: 2,000-Agent fan-out, ${name}`.padEnd(72)} median ${medians[index].toFixed(2)} µs/Agent (${ROUNDS} interleaved rounds)`))
+    modes.forEach(([name], index) => console.log(`${`studio: 2,000-Agent fan-out, ${name}`.padEnd(72)} median ${medians[index].toFixed(2)} µs/Agent, CPU ${median(cpu[index]).toFixed(2)} µs/Agent (${ROUNDS} interleaved rounds)`))
     console.log(`${"  empty trace sink / no recording".padEnd(72)} ${(medians[1] / medians[0]).toFixed(2)}×`)
     console.log(`${"  recordRuns / no recording".padEnd(72)} ${(medians[2] / medians[0]).toFixed(2)}× (target ≤ 1.15×)`)
     console.log(`${"  recordRuns + journal / no recording".padEnd(72)} ${(medians[3] / medians[0]).toFixed(2)}× (target ≤ 1.15×)`)
     await pageOpen(join(dir, "runs"))
   } finally {
-    // After the last run's final batch (the root span's end) is written.
-    await new Promise((resolve) => setImmediate(resolve))
     rmSync(dir, { recursive: true, force: true })
   }
 }

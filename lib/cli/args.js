@@ -118,8 +118,9 @@ export function parseArgs(argv) {
     version: values.get("version") === true,
     // docs/STUDIO.md: recording, re-runs, the studio and retention.
     runsDir: values.get("runs-dir") ?? values.get("dir"),
-    // Opt-in (docs/STUDIO.md "Cost"): `--record` or AML_RECORD=1; `--no-record` wins.
-    record: values.get("no-record") !== true && (values.get("record") === true || process.env.AML_RECORD === "1"),
+    // On by default (docs/STUDIO.md); AML_RECORD=0 turns it off, `--record` on again, and
+    // `--no-record` wins over both.
+    record: values.get("no-record") !== true && (values.get("record") === true || process.env.AML_RECORD !== "0"),
     from: values.get("from"),
     rerunOf: values.get("rerun-of"),
     port: values.get("port"),
@@ -165,8 +166,8 @@ const OPTION_HELP = `Options:
   --from <step>               With --journal: cut the journal before <step> and run again from there
   --agent <profile>[:<model>] Run Agents without a provider on a coding agent (opencode, codex, copilot, glm, pi)
   --runs-dir <dir>            Record runs under <dir> (default .aml/runs; AML_RUNS_DIR)
-  --record                    Record the run for the studio (also AML_RECORD=1)
-  --no-record                 Do not record the run, even with AML_RECORD=1
+  --record                    Record the run for the studio, even with AML_RECORD=0 (the default)
+  --no-record                 Do not record the run (also AML_RECORD=0)
   -q, --quiet                 Print only failures on stderr (no progress, no run lines)
   -h, --help                  Display this message
   -v, --version               Display version number`

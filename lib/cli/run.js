@@ -86,7 +86,7 @@ async function evaluateWorkflow(options, signal, display, state) {
   }
   const runtime = new AmlRuntime(Object.keys(runtimeOptions).length === 0 ? undefined : runtimeOptions)
   if (display !== undefined) runtime.on("trace", display.sink)
-  // Recording is opt-in (--record, AML_RECORD=1); a re-run (--rerun-of, started by the
+  // Recorded unless --no-record or AML_RECORD=0; a re-run (--rerun-of, started by the
   // studio) is always recorded: that is its point.
   if (options.record || options.rerunOf !== undefined) {
     // docs/STUDIO.md: the run is kept for `aml studio`, with a journal to re-run it from.

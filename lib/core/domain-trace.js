@@ -1,6 +1,6 @@
 // Trace delivery and driver-owned spans of one evaluation domain: the base class of
 // EvaluationDomain (domain.js), whose constructor sets every field used here (`native`,
-// `trace`, `tracing`, `traceContent`, `traceBatched`, `traceCredit`, `traceImmediate`, `drainTraceNow`,
+// `trace`, `tracing`, `traceListened`, `recorders`, `recorderContent`, `traceContent`, `traceBatched`, `traceCredit`, `traceImmediate`, `drainTraceNow`,
 // `runtimeListeners`, `local`, `spanRunner`, `disposed`). A class of its own so the domain's
 // task and scheduling work and its trace work can be read apart.
 
@@ -17,16 +17,26 @@ export class DomainTrace {
     // Records batched for the sinks go to the listeners that were there when they happened.
     if (this.traceBatched) this.drainTrace()
     this.spanRunner = findSpanRunner([this.runtimeListeners, this.local])
-    const tracing = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
+    const listened = this.runtimeListeners.trace.length > 0 || this.local.trace.length > 0
     this.trace.refresh(this.drainTraceNow)
-    // Content (prompts, outputs, Tool input…) is recorded only while some listener consents.
-    const content = this.trace.consenting
-    this.traceBatched = tracing && !this.trace.listening
-    if (tracing !== this.tracing || content !== this.traceContent) {
-      this.tracing = tracing
+    // Content (prompts, outputs, Tool input…) is recorded only while some consumer consents.
+    const content = this.trace.consenting || this.recorderContent
+    this.traceBatched = listened && !this.trace.listening
+    // A run recorder alone makes records too, but takes them inside the engine: nothing to
+    // drain or flush from here (aml_engine::TraceTap).
+    this.tracing = listened || this.recorders.length > 0
+    if (listened !== this.traceListened || content !== this.traceContent) {
+      this.traceListened = listened
       this.traceContent = content
-      this.native.setTracing(tracing, content)
+      this.native.setTracing(listened, content)
     }
+  }
+
+  /** Feeds `recorder` (lib/studio/recorder.js), whose tap the engine now holds, from here on. */
+  addRecorder(recorder, content) {
+    this.recorders.push(recorder)
+    if (content) this.recorderContent = true
+    this.refreshTracing()
   }
 
   /**
@@ -35,6 +45,7 @@ export class DomainTrace {
    * this event-loop turn, whichever comes first.
    */
   flushTrace() {
+    if (!this.traceListened) return
     if (this.traceBatched && --this.traceCredit > 0) {
       if (this.traceImmediate === undefined) this.traceImmediate = setImmediate(this.drainTraceNow)
       return

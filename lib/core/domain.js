@@ -70,8 +70,14 @@ export class EvaluationDomain extends DomainTrace {
     this.trace = new TraceDispatcher(this.runId, [runtimeListeners, this.local], options.onTraceError)
     this.identities = new WeakMap()
     this.nextIdentity = 1
+    /** Whether trace records are made: some trace listener, or a run recorder's tap. */
     this.tracing = false
-    /** Whether some trace listener captures content: only then is content sent to the engine. */
+    /** Whether some JS trace listener (or record sink) takes records from the engine. */
+    this.traceListened = false
+    /** Run recorders fed inside the engine (lib/studio/recorder.js), and whether one keeps content. */
+    this.recorders = []
+    this.recorderContent = false
+    /** Whether some trace consumer captures content: only then is content sent to the engine. */
     this.traceContent = false
     /** The parent span id of the last one-call Agent (lib/agents/direct.js textAgentParent). */
     this.lastParentSpanId = undefined

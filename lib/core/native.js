@@ -442,4 +442,4 @@ export const { sandboxTransferMirror, sandboxTransferPack } = binding
 export const { traceClock } = binding
 
 // AML Studio (src/runs/, docs/STUDIO.md): the run store and the local server.
-export const { runsAppend, runsCreate, runsList, runsPrune, runsWriteJournal, runsWriteMeta, studioClosed, studioStart, studioStop } = binding
+export const { runsList, runsPrune, runsRecorderClose, runsRecorderCreate, runsRecorderDispose, runsRecorderFinish, runsRecorderJournal, runsRecorderStart, studioClosed, studioStart, studioStop } = binding

@@ -10,10 +10,19 @@ import { dispatchFinish, dispatchStart } from "./lifecycle.js"
 import { ListenerRegistry } from "./listeners.js"
 import { captureRuntimeOptions, limit } from "./runtime-options.js"
 
+/** The run recorders of a runtime (lib/studio/recorder.js `recordRuns`): a module-private key. */
+export const RUN_RECORDERS = Symbol("AML run recorders")
+
 export class AmlRuntime {
   #options
   #listeners
   #domains = new Set()
+  #recorders = new Set()
+
+  /** Where recordRuns adds and removes its recorder. */
+  get [RUN_RECORDERS]() {
+    return this.#recorders
+  }
 
   constructor(options) {
     this.#options = captureRuntimeOptions(options)
@@ -85,6 +94,8 @@ export class AmlRuntime {
       return await this.#lifecycle(domain, value, signal)
     } finally {
       if (forward !== undefined) signal.removeEventListener("abort", forward)
+      // After the root span's end: each recorder's record of the run is complete on disk.
+      for (const recorder of domain.recorders) recorder.close(domain)
       // The native domain lives exactly as long as this call; detached work that outlives
       // it gets "AML evaluation domain is closed" instead of touching freed state.
       this.#domains.delete(domain)
@@ -102,6 +113,8 @@ export class AmlRuntime {
       await dispatchStart(registries, Object.freeze({ runId: domain.runId, signal }))
       if (signal.aborted) throw signal.reason
       if (domain.journal !== undefined) await domain.journal.load()
+      // Before the root span: a recorder's tap sees every record of the run.
+      for (const recorder of this.#recorders) recorder.open(domain)
       rooted = true
       domain.native.openRoot()
       // At once even for batching sinks: they read the caller's OTel context at the root span.

@@ -127,6 +127,14 @@ export class JournalIndex {
     return made
   }
 
+  /**
+   * Every entry as its journal record line, in order, but "" for an answer recorded natively:
+   * the native side formats those itself (src/runs/recorder.rs), so none is built here.
+   */
+  recordLines() {
+    return this.list.map((entry, slot) => (entry === NATIVE ? "" : JSON.stringify(this.at(slot))))
+  }
+
   /** Every entry, in order (a frozen array). */
   entries() {
     const list = this.list

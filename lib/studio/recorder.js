@@ -1,22 +1,23 @@
 // recordRuns(runtime, options): keeps every evaluation of `runtime` as a run under a runs
-// directory (docs/STUDIO.md "What is recorded"). The trace arrives through the record-sink
-// protocol (lib/observability/trace-sink.js), the runtime's cheap path: compact records,
-// batched. Records are buffered and handed to Rust once per event-loop turn
-// (crates/aml-runs: the files, the size cap, the confinement); a page polling the run sees
-// them within that turn. Content (prompts, answers) is recorded only with `captureContent`,
-// AML's consent rule for every trace consumer.
+// directory (docs/STUDIO.md "What is recorded"). The trace never visits JS: the runtime
+// attaches the recorder's tap to each evaluation before its root span opens, the engine hands
+// the tap every record as it is made, and the recorder's writer thread serializes and appends
+// them (crates/aml-runs recorder.rs: the files, the size cap, the confinement). This file
+// keeps what only JS knows: the run's metadata, its outcome, and the journal `aml run` gives
+// it. Content (prompts, answers) is recorded only with `captureContent`, AML's consent rule
+// for every trace consumer.
 
 import { resolve } from "node:path"
 
-import { runsAppend, runsCreate, runsWriteJournal, runsWriteMeta } from "../core/native.js"
-import { TRACE_SINK } from "../observability/trace-sink.js"
+import { runsRecorderClose, runsRecorderCreate, runsRecorderDispose, runsRecorderFinish, runsRecorderJournal, runsRecorderStart } from "../core/native.js"
+import { RUN_RECORDERS } from "../core/runtime.js"
+import { builtInIndex } from "../journal/entry-index.js"
+import { traceClockOffset } from "../observability/trace-sink.js"
 
 /** The default runs directory, relative to the working directory. */
 export const DEFAULT_RUNS_DIR = ".aml/runs"
 /** The default cap of one run's events file (64 MiB; crates/aml-runs). */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-
-const COUNTED = ["agent", "tool", "script"]
 
 function checkOptions(options) {
   if (options === undefined) return {}
@@ -27,120 +28,125 @@ function checkOptions(options) {
   return options
 }
 
-class RecordedRun {
-  constructor(dir, runId, meta, maxBytes) {
+/**
+ * Recording is diagnostics: a run that cannot be recorded (the directory cannot be made, was
+ * removed, the disk is full) runs on unrecorded, and the reason is reported once.
+ */
+function warn(runId, message) {
+  process.emitWarning(`AML run ${runId} is no longer recorded: ${message}`, { code: "AML_RUN_RECORDING" })
+}
+
+class RunRecorder {
+  constructor(dir, captureContent, maxBytes, context) {
     this.dir = dir
-    this.runId = runId
-    this.meta = meta
-    this.maxBytes = maxBytes
-    this.records = []
-    this.scheduled = false
-    this.write(() => runsCreate(dir, runId, JSON.stringify(meta)))
+    this.captureContent = captureContent
+    this.context = context
+    this.handle = runsRecorderCreate(dir, maxBytes, captureContent)
+    /** Recorded runs not closed yet: runId → `{ key, startedAt }`. */
+    this.runs = new Map()
+    /** Records still being completed by the writer (promises of closed runs). */
+    this.closing = new Set()
+    this.stopped = false
   }
 
-  add(record, control) {
-    if (this.broken) return
-    this.control = control
-    if (this.meta.clockOffset === undefined) this.meta.clockOffset = control.clockOffset
-    // An Agent's own span is named "Agent"; other spans of kind agent are its parts.
-    if (record[0] === 0 && COUNTED.includes(record[3]) && (record[3] !== "agent" || record[4] === "Agent")) this.meta.counts[record[3]]++
-    if (this.meta.truncated) return
-    this.records.push(record)
-    if (!this.scheduled) {
-      this.scheduled = true
-      setImmediate(() => this.flush())
+  /** Called by the runtime before `domain`'s root span opens. */
+  open(domain) {
+    const runId = domain.runId
+    const startedAt = Date.now()
+    const meta = { id: runId, status: "running", startedAt, counts: { agent: 0, tool: 0, script: 0 }, content: this.captureContent, clockOffset: traceClockOffset(), ...this.context.meta }
+    let key
+    try {
+      key = runsRecorderStart(this.handle, domain.native.id, runId, JSON.stringify(meta))
+    } catch (error) {
+      warn(runId, error.message)
+      return
+    }
+    this.runs.set(runId, { key, startedAt })
+    domain.addRecorder(this, this.captureContent)
+  }
+
+  /** The `finish` listener: the outcome, and the journal `aml run` recorded with the run. */
+  finish(event) {
+    const run = this.runs.get(event.runId)
+    if (run === undefined) return
+    const patch = { status: event.status === "ok" ? "success" : "error", durationMs: Math.round((Date.now() - run.startedAt) * 10) / 10 }
+    if (event.status === "error") {
+      const failure = event.failure
+      patch.error = { kind: failure.kind, message: failure.message, retryable: failure.retryable }
+    }
+    runsRecorderFinish(this.handle, run.key, JSON.stringify(patch))
+    const journal = this.context.journal
+    if (journal !== undefined) {
+      // A built-in journal's natively recorded answers are taken by the native side as they
+      // are; the writer formats and writes them all (the run's `journal` file).
+      try {
+        const index = builtInIndex(journal.journal)
+        const lines = index !== undefined ? index.recordLines() : journal.journal.entries().map((entry) => JSON.stringify(entry))
+        runsRecorderJournal(this.handle, run.key, index?.id ?? null, journal.workflow, lines)
+      } catch (error) {
+        warn(event.runId, error.message)
+      }
     }
   }
 
   /**
-   * Writes what is buffered. Recording is diagnostics: a failure to write (the directory was
-   * removed, the disk is full) stops recording this run and never fails the evaluation or
-   * throws from a timer; it is reported once on stderr.
+   * Called by the runtime after `domain`'s root span closed. The writer completes the record
+   * off the JS thread; until it has, the pending promise keeps Node running.
    */
-  write(call) {
-    if (this.broken) return
-    try {
-      call()
-    } catch (error) {
-      this.broken = true
-      process.emitWarning(`AML run ${this.runId} is no longer recorded: ${error.message}`, { code: "AML_RUN_RECORDING" })
-    }
+  close(domain) {
+    const runId = domain.runId
+    const run = this.runs.get(runId)
+    if (run === undefined) return
+    this.runs.delete(runId)
+    const closing = runsRecorderClose(this.handle, domain.native.id, run.key).then(
+      (problem) => {
+        if (problem !== null) warn(runId, problem)
+      },
+      (error) => warn(runId, error.message),
+    )
+    this.closing.add(closing)
+    closing.then(() => {
+      this.closing.delete(closing)
+      if (this.stopped && this.runs.size === 0 && this.closing.size === 0) this.dispose()
+    })
   }
 
-  flush() {
-    this.scheduled = false
-    this.write(() => this.append())
+  /** Every run closed so far is complete on disk. */
+  async settled() {
+    while (this.closing.size > 0) await Promise.all(this.closing)
   }
 
-  append() {
-    if (this.records.length === 0 || this.meta.truncated) return
-    // One line per flush, holding that turn's records as one JSON array: a single
-    // JSON.stringify per batch costs a fraction of one per record (bench/studio.js).
-    const chunk = `${JSON.stringify(this.records)}\n`
-    this.records = []
-    if (!runsAppend(this.dir, this.runId, chunk, this.maxBytes)) {
-      this.meta.truncated = true
-      runsWriteMeta(this.dir, this.runId, JSON.stringify(this.meta))
+  /** No new runs; the runs in progress are recorded to their end, then the writer goes. */
+  stop() {
+    if (!this.stopped) {
+      this.stopped = true
+      if (this.runs.size === 0 && this.closing.size === 0) this.dispose()
     }
+    return this.settled()
   }
 
-  finish(event, journal) {
-    // `finish` listeners run before the root span closes and while the tree's last records
-    // may still wait for their batch: take them now, so the counts and the final metadata
-    // see the whole tree. The root span's end follows in the next batch (appended as usual).
-    this.control?.flush()
-    this.flush()
-    this.write(() => this.complete(event, journal))
-  }
-
-  complete(event, journal) {
-    const meta = this.meta
-    meta.status = event.status === "ok" ? "success" : "error"
-    meta.durationMs = Math.round((Date.now() - meta.startedAt) * 10) / 10
-    if (event.status === "error") {
-      const failure = event.failure
-      meta.error = { kind: failure.kind, message: failure.message, retryable: failure.retryable }
-    }
-    if (journal !== undefined) {
-      const records = [...journal.journal.entries()].map((entry) => JSON.stringify(entry))
-      runsWriteJournal(resolve(this.dir, this.runId, "journal"), journal.workflow, records)
-      meta.journal = true
-    }
-    runsWriteMeta(this.dir, this.runId, JSON.stringify(meta))
+  dispose() {
+    this.stopFinish()
+    runsRecorderDispose(this.handle)
   }
 }
 
 /**
  * Records every evaluation of `runtime` under `options.dir` (default `.aml/runs`); returns a
- * function that stops recording. `context` is the CLI's: extra metadata for each run and the
- * journal to keep with it (`{ journal, workflow }`).
+ * function that stops recording (a run in progress is recorded to its end) and returns a
+ * promise that resolves once every run recorded so far is complete on disk. `context` is the
+ * CLI's: extra metadata for each run and the journal to keep with it (`{ journal, workflow }`).
  */
 function startRecording(runtime, options, context = {}) {
   const { dir = DEFAULT_RUNS_DIR, captureContent = false, maxBytes = DEFAULT_MAX_BYTES } = checkOptions(options)
-  const root = resolve(dir)
-  const runs = new Map()
-  const sink = (runId, record, control) => {
-    const run = runs.get(runId)
-    if (run === undefined) return
-    run.add(record, control)
-    // The root span's end is the run's last record (after the finish listeners).
-    if (record[0] === 1 && record[2] === "evaluation") runs.delete(runId)
-  }
-  const listener = () => {}
-  Object.defineProperty(listener, "captureContent", { enumerable: true, value: captureContent })
-  Object.defineProperty(listener, TRACE_SINK, { value: sink })
-  const stops = [
-    runtime.on("start", (event) => {
-      const meta = { id: event.runId, status: "running", startedAt: Date.now(), counts: { agent: 0, tool: 0, script: 0 }, content: captureContent, ...context.meta }
-      runs.set(event.runId, new RecordedRun(root, event.runId, meta, maxBytes))
-    }),
-    runtime.on("trace", Object.freeze(listener)),
-    runtime.on("finish", (event) => {
-      runs.get(event.runId)?.finish(event, context.journal)
-    }),
-  ]
+  const recorders = runtime?.[RUN_RECORDERS]
+  if (!(recorders instanceof Set)) throw new TypeError("recordRuns runtime must be an AmlRuntime")
+  const recorder = new RunRecorder(resolve(dir), captureContent, maxBytes, context)
+  recorder.stopFinish = runtime.on("finish", (event) => recorder.finish(event))
+  recorders.add(recorder)
   return () => {
-    for (const stop of stops) stop()
+    recorders.delete(recorder)
+    return recorder.stop()
   }
 }
 

@@ -2,5 +2,6 @@
 //! cut and copy (`crates/aml-journal`) and the studio server (`crates/aml-studio`).
 //! Conversions only.
 
+pub mod recorder;
 pub mod store;
 pub mod studio;

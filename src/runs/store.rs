@@ -58,12 +58,6 @@ pub fn runs_prune(runs: String, keep: Option<u32>, newer_than: Option<f64>) -> R
     })
 }
 
-/// Writes `records` as a complete journal of `workflow` at `path` (one fsync).
-#[napi]
-pub fn runs_write_journal(path: String, workflow: String, records: Vec<String>) -> Result<()> {
-    guard(|| aml_journal::write_all(Path::new(&path), &workflow, &records).map_err(failure))
-}
-
 /// Cuts the journal at `path` just before step `key`: `[kept, dropped]` record counts.
 #[napi]
 pub fn journal_file_cut(path: String, workflow: String, key: String) -> Result<Vec<u32>> {

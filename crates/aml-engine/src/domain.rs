@@ -85,6 +85,12 @@ impl Domain {
         self.shared.tracer.set_enabled(enabled);
     }
 
+    /// Attaches the in-process trace consumer of this evaluation (`TraceTap`), or detaches
+    /// it with `None`; records are made while it or a JS consumer is there.
+    pub fn set_trace_tap(&mut self, tap: Option<Box<dyn crate::TraceTap>>) {
+        self.shared.tracer.set_tap(tap);
+    }
+
     /// Whether some trace consumer consents to content (sensitive attributes); see
     /// `Tracer::set_content`. Content is recorded by default.
     pub fn set_trace_content(&mut self, content: bool) {

@@ -36,6 +36,7 @@ mod task;
 mod text_agent;
 pub mod trace;
 mod trace_batch;
+mod trace_json;
 mod usage;
 mod workspace;
 
@@ -57,8 +58,9 @@ pub use step::{Op, Step, TRACE_PENDING};
 pub use task::NodeKind;
 pub use text_agent::TextAgentStart;
 pub use trace::{
-    attributes_from_json, trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord,
+    trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord, TraceTap,
 };
 pub use trace_batch::{TraceBatch, TraceStrings};
+pub use trace_json::attributes_from_json;
 pub use usage::{acp_usage, BadUsage, Reported, Usage, USAGE_FIELDS};
 pub use workspace::Channel;

@@ -87,31 +87,6 @@ impl SpanKind {
     }
 }
 
-/// Converts a JSON object of scalar attributes (the facade's encoding) into attributes.
-/// Non-scalar values are dropped: attributes are scalars by contract.
-pub fn attributes_from_json(value: &serde_json::Value) -> Attributes {
-    let Some(map) = value.as_object() else {
-        return Vec::new();
-    };
-    let mut out = Vec::with_capacity(map.len());
-    for (key, v) in map {
-        let attr = match v {
-            serde_json::Value::Bool(b) => AttrValue::Bool(*b),
-            serde_json::Value::Number(n) => AttrValue::Number(n.as_f64().unwrap_or(0.0)),
-            serde_json::Value::String(s) => AttrValue::Text(s.clone()),
-            serde_json::Value::Array(items) => AttrValue::List(
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str().map(str::to_string))
-                    .collect(),
-            ),
-            _ => continue,
-        };
-        out.push((Cow::Owned(key.clone()), attr));
-    }
-    out
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SpanStatus {
@@ -208,6 +183,25 @@ pub(crate) fn attrs<S: serde::Serializer>(list: &Attributes, s: S) -> Result<S::
     map.end()
 }
 
+/// A trace consumer inside the process: the run recorder (crates/aml-runs, attached by the
+/// binding) takes each record as the tracer makes it, so recording a run builds no JS object,
+/// crosses no boundary and needs no drain from the facade (docs/STUDIO.md "Cost"). JS trace
+/// listeners still get theirs through `Tracer::drain`; a tap gets its own copy only while
+/// both consume, so a tap alone moves each record instead of cloning it.
+pub trait TraceTap {
+    /// Receives every record of one evaluation, in sequence order.
+    fn record(&mut self, record: TraceRecord);
+}
+
+/// The tracer's slot for a tap (a trait object has no `Debug`).
+struct Tap(Box<dyn TraceTap>);
+
+impl std::fmt::Debug for Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
+}
+
 /// An open span: what `span.end` must repeat from `span.start`, plus its start instant.
 #[derive(Debug, Clone)]
 pub struct OpenSpan {
@@ -228,7 +222,10 @@ pub struct SpanFailure {
 /// Per-domain trace state.
 #[derive(Debug)]
 pub struct Tracer {
+    /// Some JS listener or record sink consumes records (through `drain`).
     enabled: bool,
+    /// A consumer inside the process (`TraceTap`), fed as records are made.
+    tap: Option<Tap>,
     /// No consumer consents to content (INVENTORY's consent rules): sensitive attributes are
     /// neither built by the engine nor kept when a caller passes them, so prompts and outputs
     /// are not copied for records that would drop them anyway.
@@ -249,6 +246,7 @@ impl Default for Tracer {
         CLOCK_ORIGIN.get_or_init(Instant::now);
         Tracer {
             enabled: false,
+            tap: None,
             redact_content: false,
             next_trace: 1,
             next_span: 1,
@@ -288,8 +286,27 @@ impl Tracer {
         self.enabled = enabled;
     }
 
+    /// Whether records are made: some consumer, in JS or a tap, takes them.
     pub fn enabled(&self) -> bool {
-        self.enabled
+        self.enabled || self.tap.is_some()
+    }
+
+    /// Attaches (or, with `None`, detaches) the in-process consumer of every later record.
+    pub fn set_tap(&mut self, tap: Option<Box<dyn TraceTap>>) {
+        self.tap = tap.map(Tap);
+    }
+
+    /// Hands `record` to its consumers: the tap (a copy only while JS also consumes) and the
+    /// pending list that `drain` empties for JS.
+    fn emit(&mut self, record: TraceRecord) {
+        match (&mut self.tap, self.enabled) {
+            (Some(tap), false) => tap.0.record(record),
+            (Some(tap), true) => {
+                tap.0.record(record.clone());
+                self.pending.push(record);
+            }
+            (None, _) => self.pending.push(record),
+        }
     }
 
     /// Whether some consumer consents to content; sensitive attributes are recorded only then.
@@ -299,7 +316,7 @@ impl Tracer {
 
     /// Whether a record made now keeps sensitive attributes: worth building them.
     pub fn wants_content(&self) -> bool {
-        self.enabled && !self.redact_content
+        self.enabled() && !self.redact_content
     }
 
     /// `sensitive`, or nothing when no consumer consents to content.
@@ -349,9 +366,10 @@ impl Tracer {
         sensitive: Attributes,
     ) -> OpenSpan {
         let started = Instant::now();
-        if self.enabled {
+        if self.enabled() {
             let sequence = self.next_sequence();
-            self.pending.push(TraceRecord::SpanStart {
+            let sensitive = self.consented(sensitive);
+            self.emit(TraceRecord::SpanStart {
                 span_id: id,
                 parent,
                 sequence,
@@ -360,7 +378,7 @@ impl Tracer {
                 kind,
                 name: name.clone(),
                 attributes,
-                sensitive: self.consented(sensitive),
+                sensitive,
             });
         }
         OpenSpan {
@@ -395,7 +413,7 @@ impl Tracer {
         if let (Some(total), Some(parent)) = (&rolled, span.parent) {
             self.add_usage(parent, total);
         }
-        if !self.enabled {
+        if !self.enabled() {
             return;
         }
         if let Some(total) = rolled {
@@ -416,7 +434,7 @@ impl Tracer {
         let sensitive = self.consented(sensitive);
         let sequence = self.next_sequence();
         let ended = Instant::now();
-        self.pending.push(TraceRecord::SpanEnd {
+        self.emit(TraceRecord::SpanEnd {
             span_id: span.id,
             parent: span.parent,
             sequence,
@@ -440,12 +458,12 @@ impl Tracer {
         attributes: Attributes,
         sensitive: Attributes,
     ) {
-        if !self.enabled {
+        if !self.enabled() {
             return;
         }
         let sequence = self.next_sequence();
         let sensitive = self.consented(sensitive);
-        self.pending.push(TraceRecord::Point {
+        self.emit(TraceRecord::Point {
             span_id: span,
             parent,
             sequence,

@@ -156,3 +156,55 @@ fn without_consent_no_sensitive_attribute_is_kept() {
     };
     assert_eq!(sensitive, &text("prompt", "p"));
 }
+
+/// A tap that keeps what it is given, shared with the test.
+struct Kept(std::rc::Rc<std::cell::RefCell<Vec<TraceRecord>>>);
+
+impl TraceTap for Kept {
+    fn record(&mut self, record: TraceRecord) {
+        self.0.borrow_mut().push(record);
+    }
+}
+
+fn open_and_close(t: &mut Tracer) {
+    let s = t.open(
+        SpanId::ROOT,
+        None,
+        SpanKind::Evaluation,
+        "evaluate".into(),
+        vec![],
+        vec![],
+    );
+    t.point(SpanId::ROOT, None, "note".into(), vec![], vec![]);
+    t.close(s, None, vec![], vec![]);
+}
+
+#[test]
+fn a_tap_alone_gets_every_record_and_leaves_nothing_to_drain() {
+    let kept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut t = Tracer::default();
+    t.set_tap(Some(Box::new(Kept(kept.clone()))));
+    assert!(t.enabled());
+    open_and_close(&mut t);
+    assert!(!t.has_pending());
+    let sequences: Vec<_> = kept
+        .borrow()
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap()["sequence"].clone())
+        .collect();
+    assert_eq!(sequences, [1, 2, 3]);
+}
+
+#[test]
+fn a_tap_and_js_both_get_each_record() {
+    let kept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut t = Tracer::default();
+    t.set_enabled(true);
+    t.set_tap(Some(Box::new(Kept(kept.clone()))));
+    open_and_close(&mut t);
+    assert_eq!(t.drain(), *kept.borrow());
+    assert_eq!(kept.borrow().len(), 3);
+    t.set_tap(None);
+    t.set_enabled(false);
+    assert!(!t.enabled());
+}

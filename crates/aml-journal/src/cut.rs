@@ -38,16 +38,31 @@ pub fn cut_before(path: &Path, workflow: &str, key: &str) -> Result<Cut, Journal
             path: path.display().to_string(),
             key: key.to_string(),
         })?;
-    write_all(path, workflow, &opened.records[..at])?;
+    write_all(path, workflow, &opened.records[..at], Durability::Synced)?;
     Ok(Cut {
         kept: at,
         dropped: total - at,
     })
 }
 
-/// Writes a complete journal of `workflow` (header and `records`, one fsync) at `path`,
-/// replacing any file there atomically.
-pub fn write_all(path: &Path, workflow: &str, records: &[String]) -> Result<(), JournalError> {
+/// Whether a written journal must survive a crash of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// fsync before the rename: the user's own `--journal` file.
+    Synced,
+    /// Only atomic for readers: a recorded run's copy, diagnostics like the rest of the
+    /// run's record (docs/STUDIO.md), written without waiting for the disk.
+    Unsynced,
+}
+
+/// Writes a complete journal of `workflow` (header and `records`) at `path`, replacing any
+/// file there atomically.
+pub fn write_all(
+    path: &Path,
+    workflow: &str,
+    records: &[String],
+    durability: Durability,
+) -> Result<(), JournalError> {
     if workflow.is_empty() {
         return Err(JournalError::InvalidWorkflow);
     }
@@ -64,7 +79,10 @@ pub fn write_all(path: &Path, workflow: &str, records: &[String]) -> Result<(), 
     let written = File::create(&temporary)
         .and_then(|mut file| {
             file.write_all(text.as_bytes())
-                .and_then(|()| file.sync_all())
+                .and_then(|()| match durability {
+                    Durability::Synced => file.sync_all(),
+                    Durability::Unsynced => Ok(()),
+                })
         })
         .and_then(|()| fs::rename(&temporary, path));
     if let Err(error) = written {
@@ -84,6 +102,19 @@ fn sibling(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_native_answer_is_written_as_the_facade_writes_it() {
+        let line = crate::agent_text_record("agent:c.", &[0xab; 32], "say \"hi\"\n");
+        let digest = "ab".repeat(32);
+        assert_eq!(
+            line,
+            format!(
+                r#"{{"digest":"{digest}","key":"agent:c.","kind":"agent","value":{{"text":"say \"hi\"\n"}}}}"#
+            )
+        );
+        assert!(crate::is_record(&line));
+    }
+
     fn record(key: &str) -> String {
         format!(r#"{{"key":"{key}","digest":"d","kind":"agent","value":{{"text":"{key}"}}}}"#)
     }
@@ -93,7 +124,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.journal");
         let records = vec![record("a"), record("b"), record("c")];
-        write_all(&path, "wf", &records).unwrap();
+        write_all(&path, "wf", &records, Durability::Synced).unwrap();
         let cut = cut_before(&path, "wf", "b").unwrap();
         assert_eq!(
             cut,
@@ -109,7 +140,7 @@ mod tests {
     fn an_unknown_step_changes_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.journal");
-        write_all(&path, "wf", &[record("a")]).unwrap();
+        write_all(&path, "wf", &[record("a")], Durability::Unsynced).unwrap();
         let error = cut_before(&path, "wf", "zzz").unwrap_err();
         assert!(error.to_string().contains("has no step \"zzz\""), "{error}");
         assert_eq!(open(&path, "wf").unwrap().records.len(), 1);
@@ -119,7 +150,7 @@ mod tests {
     fn another_workflows_journal_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.journal");
-        write_all(&path, "wf", &[record("a")]).unwrap();
+        write_all(&path, "wf", &[record("a")], Durability::Unsynced).unwrap();
         assert!(cut_before(&path, "other", "a").is_err());
     }
 }

@@ -13,7 +13,7 @@ mod digest;
 mod file;
 mod index;
 
-pub use cut::{cut_before, write_all, Cut};
+pub use cut::{cut_before, write_all, Cut, Durability};
 pub use digest::{
     agent_digest, agent_digest_raw, digest, hex, parse_hex, tool_digest, AgentRequest, Raw,
 };
@@ -71,6 +71,14 @@ pub fn header_workflow(line: &str) -> Option<String> {
         return None;
     }
     Some(value.get("workflow")?.as_str()?.to_string())
+}
+
+/// The record line of a plain-text Agent answer recorded natively (`JournalIndex::record_text`).
+pub fn agent_text_record(key: &str, digest: &Raw, text: &str) -> String {
+    // The facade's `JSON.stringify({ digest, key, kind: "agent", value: { text } })`.
+    let value = serde_json::json!({ "text": text });
+    serde_json::json!({ "digest": hex(digest), "key": key, "kind": "agent", "value": value })
+        .to_string()
 }
 
 /// Whether `record` is one complete line of JSON (what a record must be).

@@ -12,17 +12,20 @@
 //! Every path is derived from a validated run id (`confine.rs`), so nothing outside the runs
 //! directory is ever read, written or removed through this crate.
 
+mod compact;
 mod confine;
 mod list;
 mod prune;
 mod read;
 mod record;
+mod recorder;
 
 pub use confine::{run_dir, valid_run_id};
 pub use list::{list, read_meta};
 pub use prune::{prune, Retention};
 pub use read::{read_events, EventsChunk};
 pub use record::{append_events, create_run, write_meta, Appended};
+pub use recorder::{JournalLine, Recorder, RunTap, FLUSH_AFTER};
 
 /// The default size cap of one run's events file (docs/STUDIO.md "Size cap").
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;

@@ -1,0 +1,191 @@
+use super::*;
+use aml_engine::trace::{AttrValue, SpanFailure, Tracer};
+use aml_engine::SpanId;
+
+fn meta() -> Map<String, Value> {
+    serde_json::json!({ "id": "r1", "status": "running" })
+        .as_object()
+        .unwrap()
+        .clone()
+}
+
+/// An evaluation with one Agent (a prompt as sensitive attribute) and one failed Tool.
+fn evaluate(tracer: &mut Tracer) {
+    let root = tracer.open(
+        SpanId::ROOT,
+        None,
+        SpanKind::Evaluation,
+        "evaluate".into(),
+        vec![],
+        vec![],
+    );
+    let agent = tracer.next_span_id();
+    let span = tracer.open(
+        agent,
+        Some(SpanId::ROOT),
+        SpanKind::Agent,
+        "Agent".into(),
+        vec![],
+        vec![("prompt".into(), AttrValue::Text("secret".into()))],
+    );
+    let tool = tracer.next_trace_id();
+    let call = tracer.open(
+        tool,
+        Some(agent),
+        SpanKind::Tool,
+        "search".into(),
+        vec![],
+        vec![],
+    );
+    let failure = SpanFailure {
+        error_type: "Error".into(),
+        message: "no".into(),
+    };
+    tracer.close(call, Some(&failure), vec![], vec![]);
+    tracer.close(span, None, vec![], vec![]);
+    tracer.close(root, None, vec![], vec![]);
+}
+
+fn record(
+    runs: &std::path::Path,
+    content: bool,
+    max_bytes: u64,
+) -> (Option<String>, Vec<Value>, Value) {
+    let recorder = Recorder::new(runs.to_path_buf(), max_bytes, content).unwrap();
+    let (run, tap) = recorder.start("r1", meta()).unwrap();
+    let mut tracer = Tracer::default();
+    tracer.set_content(content);
+    tracer.set_tap(Some(Box::new(tap)));
+    evaluate(&mut tracer);
+    let patch = serde_json::json!({ "status": "success" });
+    recorder.finish(run, patch.as_object().unwrap().clone());
+    let problem = recorder.close(run);
+    let text = std::fs::read_to_string(runs.join("r1/events.jsonl")).unwrap_or_default();
+    let records = text
+        .lines()
+        .flat_map(|line| serde_json::from_str::<Vec<Value>>(line).unwrap())
+        .collect();
+    let meta =
+        serde_json::from_str(&std::fs::read_to_string(runs.join("r1/run.json")).unwrap()).unwrap();
+    (problem, records, meta)
+}
+
+#[test]
+fn a_closed_run_has_every_record_and_its_final_metadata() {
+    let runs = tempfile::tempdir().unwrap();
+    let (problem, records, meta) = record(runs.path(), false, 1 << 20);
+    assert_eq!(problem, None);
+    let heads: Vec<_> = records
+        .iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            (0.into(), "trace-0".into()),
+            (0.into(), "span-1".into()),
+            (0.into(), "trace-1".into()),
+            (1.into(), "trace-1".into()),
+            (1.into(), "span-1".into()),
+            (1.into(), "trace-0".into()),
+        ]
+    );
+    // A failed span: `failed` true and its error type among the metadata.
+    assert_eq!(records[3][3], true);
+    assert_eq!(records[3][5]["error.type"], "Error");
+    assert_eq!(meta["status"], "success");
+    assert_eq!(
+        meta["counts"],
+        serde_json::json!({ "agent": 1, "tool": 1, "script": 0 })
+    );
+    assert!(!serde_json::to_string(&records).unwrap().contains("secret"));
+}
+
+#[test]
+fn content_is_written_only_for_a_run_recorded_with_it() {
+    let runs = tempfile::tempdir().unwrap();
+    let (_, records, _) = record(runs.path(), true, 1 << 20);
+    assert_eq!(records[1][7]["prompt"], "secret");
+    assert_eq!(records[3][6]["error.message"], "no");
+}
+
+#[test]
+fn the_cap_stops_the_events_and_marks_the_run() {
+    let runs = tempfile::tempdir().unwrap();
+    let (problem, records, meta) = record(runs.path(), false, 64);
+    assert_eq!(problem, None);
+    assert!(records.is_empty());
+    assert_eq!(meta["truncated"], true);
+    assert_eq!(meta["counts"]["agent"], 1);
+}
+
+#[test]
+fn a_run_directory_removed_mid_run_is_reported_at_close() {
+    let runs = tempfile::tempdir().unwrap();
+    let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
+    let (run, tap) = recorder.start("r1", meta()).unwrap();
+    let mut tracer = Tracer::default();
+    tracer.set_tap(Some(Box::new(tap)));
+    std::fs::remove_dir_all(runs.path().join("r1")).unwrap();
+    evaluate(&mut tracer);
+    let problem = recorder.close(run).expect("a problem");
+    assert!(problem.contains("events.jsonl"), "{problem}");
+}
+
+#[test]
+fn records_reach_the_file_before_close_within_the_flush_delay() {
+    let runs = tempfile::tempdir().unwrap();
+    let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
+    let (run, mut tap) = recorder.start("r1", meta()).unwrap();
+    let mut tracer = Tracer::default();
+    tracer.set_enabled(true);
+    let root = tracer.open(
+        SpanId::ROOT,
+        None,
+        SpanKind::Evaluation,
+        "evaluate".into(),
+        vec![],
+        vec![],
+    );
+    for record in tracer.drain() {
+        tap.record(record);
+    }
+    // No close: the writer appends on its own. Polled, not timed: the test waits for the
+    // line as a page would, however loaded the machine is.
+    let path = runs.path().join("r1/events.jsonl");
+    while std::fs::read_to_string(&path).map_or(true, |text| text.is_empty()) {
+        std::thread::sleep(FLUSH_AFTER);
+    }
+    tracer.close(root, None, vec![], vec![]);
+    assert_eq!(recorder.close(run), None);
+}
+
+#[test]
+fn a_run_keeps_its_journal_with_native_answers_formatted_by_the_writer() {
+    let runs = tempfile::tempdir().unwrap();
+    let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
+    let (run, _tap) = recorder.start("r1", meta()).unwrap();
+    let facade = r#"{"digest":"d","key":"tool:c.","kind":"tool","value":{"output":1}}"#;
+    let lines = vec![
+        JournalLine::Text {
+            key: "agent:c.".into(),
+            digest: [1; 32],
+            text: "hi".into(),
+        },
+        JournalLine::Line(facade.into()),
+    ];
+    recorder.journal(run, "wf.tsx#default".into(), lines);
+    assert_eq!(recorder.close(run), None);
+    let opened = aml_journal::open(&runs.path().join("r1/journal"), "wf.tsx#default").unwrap();
+    assert_eq!(
+        opened.records,
+        [
+            aml_journal::agent_text_record("agent:c.", &[1; 32], "hi"),
+            facade.to_string()
+        ]
+    );
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(runs.path().join("r1/run.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["journal"], true);
+}
