@@ -1,6 +1,6 @@
 // recordRuns(runtime, options) (docs/STUDIO.md "What is recorded"): a run's record, the
 // content policy, the size cap, and recording failures that never fail the evaluation.
-import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 import { afterEach, describe, expect, it } from "vitest"
@@ -92,16 +92,24 @@ describe("recordRuns", () => {
     expect(warnings.some((message) => message.includes("is no longer recorded"))).toBe(true)
   })
 
-  it("a run whose directory is removed mid-run keeps running", async () => {
+  it("a run whose directory is removed mid-run keeps running, and says so once", async () => {
     const runs = runsDir()
-    const runtime = new AmlRuntime({ agentProvider: provider })
+    // The provider removes the run's directory once the recorder's writer has made it.
+    const removing = {
+      name: "removing",
+      run: async () => {
+        while (!existsSync(runs)) await new Promise((resolve) => setTimeout(resolve, 5))
+        rmSync(runs, { recursive: true })
+        return { text: "done" }
+      },
+    }
+    const runtime = new AmlRuntime({ agentProvider: removing })
     const stop = recordRuns(runtime, { dir: runs })
-    runtime.on("finish", () => rmSync(runs, { recursive: true }))
     const warnings: string[] = []
     const onWarning = (warning: Error) => warnings.push(warning.message)
     process.on("warning", onWarning)
     try {
-      expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("answer to a prompt")
+      expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("done")
       await stop()
       await new Promise((resolve) => process.nextTick(resolve))
     } finally {

@@ -33,7 +33,7 @@ function settler(runtime, runs) {
       try {
         if (JSON.parse(readFileSync(file, "utf8")).status !== "running") return
       } catch {}
-      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setTimeout(resolve, 1))
     }
   }
 }
@@ -75,28 +75,22 @@ export async function studioBenchmarks() {
       ["recordRuns + journal written (aml run)", cliRun],
     ]
     const samples = modes.map(() => [])
-    // CPU time of the whole process (every thread: the recorder's writer works on another
-    // core while the evaluation goes on), from the evaluation's start until its record is
-    // complete on disk: what recording costs the machine, beside the latency it adds.
-    const cpu = modes.map(() => [])
+    // Timed: until evaluate() settles (the record is completed off the JS thread after it).
+    // Then each round waits for the record to be complete on disk, so no writer's work
+    // spills into the next mode's round.
     const settle = [undefined, undefined, settleRecorded, settleCli]
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       for (let k = 0; k < modes.length; k++) {
         const index = (round + k) % modes.length
-        const before = process.cpuUsage()
         const started = performance.now()
         await modes[index][1]()
         const elapsed = performance.now() - started
         await settle[index]?.()
-        const used = process.cpuUsage(before)
-        if (round >= WARMUP) {
-          samples[index].push((elapsed * 1000) / FAN_OUT)
-          cpu[index].push((used.user + used.system) / FAN_OUT)
-        }
+        if (round >= WARMUP) samples[index].push((elapsed * 1000) / FAN_OUT)
       }
     }
     const medians = samples.map(median)
-    modes.forEach(([name], index) => console.log(`${`studio: 2,000-Agent fan-out, ${name}`.padEnd(72)} median ${medians[index].toFixed(2)} µs/Agent, CPU ${median(cpu[index]).toFixed(2)} µs/Agent (${ROUNDS} interleaved rounds)`))
+    modes.forEach(([name], index) => console.log(`${`studio: 2,000-Agent fan-out, ${name}`.padEnd(72)} median ${medians[index].toFixed(2)} µs/Agent (${ROUNDS} interleaved rounds)`))
     console.log(`${"  empty trace sink / no recording".padEnd(72)} ${(medians[1] / medians[0]).toFixed(2)}×`)
     console.log(`${"  recordRuns / no recording".padEnd(72)} ${(medians[2] / medians[0]).toFixed(2)}× (target ≤ 1.15×)`)
     console.log(`${"  recordRuns + journal / no recording".padEnd(72)} ${(medians[3] / medians[0]).toFixed(2)}× (target ≤ 1.15×)`)

@@ -128,11 +128,18 @@ export class JournalIndex {
   }
 
   /**
-   * Every entry as its journal record line, in order, but "" for an answer recorded natively:
-   * the native side formats those itself (src/runs/recorder.rs), so none is built here.
+   * The record lines of the entries not recorded natively, with their slots: the native side
+   * copies and formats the others itself (src/runs/recorder.rs), so none is built here.
    */
-  recordLines() {
-    return this.list.map((entry, slot) => (entry === NATIVE ? "" : JSON.stringify(this.at(slot))))
+  facadeLines() {
+    const slots = []
+    const lines = []
+    for (let slot = 0; slot < this.list.length; slot++) {
+      if (this.list[slot] === NATIVE) continue
+      slots.push(slot)
+      lines.push(JSON.stringify(this.at(slot)))
+    }
+    return { count: this.list.length, slots, lines }
   }
 
   /** Every entry, in order (a frozen array). */

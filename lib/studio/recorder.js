@@ -81,8 +81,13 @@ class RunRecorder {
       // are; the writer formats and writes them all (the run's `journal` file).
       try {
         const index = builtInIndex(journal.journal)
-        const lines = index !== undefined ? index.recordLines() : journal.journal.entries().map((entry) => JSON.stringify(entry))
-        runsRecorderJournal(this.handle, run.key, index?.id ?? null, journal.workflow, lines)
+        if (index !== undefined) {
+          const { count, slots, lines } = index.facadeLines()
+          runsRecorderJournal(this.handle, run.key, index.id, journal.workflow, count, slots, lines)
+        } else {
+          const lines = journal.journal.entries().map((entry) => JSON.stringify(entry))
+          runsRecorderJournal(this.handle, run.key, null, journal.workflow, lines.length, lines.map((_, slot) => slot), lines)
+        }
       } catch (error) {
         warn(event.runId, error.message)
       }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use aml_runs::{JournalLine, Recorder};
+use aml_runs::{Recorder, RunJournal};
 use napi::bindgen_prelude::Object;
 use napi::{Env, Error, Result, Status};
 use napi_derive::napi;
@@ -74,50 +74,37 @@ pub fn runs_recorder_finish(recorder_id: u32, run: f64, patch: String) -> Result
     })
 }
 
-/// Keeps the journal of run `run` (of `workflow`): `lines[i]` is entry `i`'s record line, or
-/// empty for an answer recorded natively at slot `i` of journal index `index`, which is taken
-/// from there (the facade never builds those entries). Formatted and written by the writer.
+/// Keeps the journal of run `run` (of `workflow`, `count` entries): `lines[i]` is the record
+/// line of entry `slots[i]` as the facade wrote it; every other entry is an answer recorded
+/// natively in journal index `index`, copied from there whole (no string per entry crosses
+/// the boundary). Formatted and written by the writer.
 #[napi]
 pub fn runs_recorder_journal(
     recorder_id: u32,
     run: f64,
     index: Option<u32>,
     workflow: String,
+    count: u32,
+    slots: Vec<u32>,
     lines: Vec<String>,
 ) -> Result<()> {
     guard(|| {
         let recorder = recorder(recorder_id)?;
-        let lines = match index {
-            None => lines.into_iter().map(JournalLine::Line).collect(),
-            Some(index) => native_lines(index, lines)?,
+        let native = match index {
+            None => aml_journal::RecordedCopy::default(),
+            Some(index) => {
+                crate::journal::index::with(index, |journal| Ok(journal.recorded_copy()))?
+            }
+        };
+        let journal = RunJournal {
+            workflow,
+            count,
+            lines: slots.into_iter().zip(lines).collect(),
+            native,
         };
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        recorder.journal(run as u64, workflow, lines);
+        recorder.journal(run as u64, journal);
         Ok(())
-    })
-}
-
-/// `lines` with each empty one replaced by the answer recorded at its slot of journal `index`.
-fn native_lines(index: u32, lines: Vec<String>) -> Result<Vec<JournalLine>> {
-    crate::journal::index::with(index, |journal| {
-        let mut out = Vec::with_capacity(lines.len());
-        for (slot, line) in lines.into_iter().enumerate() {
-            if !line.is_empty() {
-                out.push(JournalLine::Line(line));
-                continue;
-            }
-            // Slots are list positions: a journal of 4 billion entries is not a run.
-            #[allow(clippy::cast_possible_truncation)]
-            let recorded = journal
-                .recorded(slot as u32)
-                .ok_or_else(|| Error::from_reason("AML journal entry is not recorded"))?;
-            out.push(JournalLine::Text {
-                key: recorded.key.to_string(),
-                digest: *recorded.digest,
-                text: recorded.text.to_string(),
-            });
-        }
-        Ok(out)
     })
 }
 

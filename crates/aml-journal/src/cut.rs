@@ -63,11 +63,22 @@ pub fn write_all(
     records: &[String],
     durability: Durability,
 ) -> Result<(), JournalError> {
-    if workflow.is_empty() {
-        return Err(JournalError::InvalidWorkflow);
-    }
     if !records.iter().all(|record| crate::is_record(record)) {
         return Err(JournalError::InvalidRecord);
+    }
+    write_records(path, workflow, records, durability)
+}
+
+/// [`write_all`] for `records` known to be record lines (the writer made them: a recorded
+/// run's journal, crates/aml-runs), without parsing each one again.
+pub fn write_records(
+    path: &Path,
+    workflow: &str,
+    records: &[String],
+    durability: Durability,
+) -> Result<(), JournalError> {
+    if workflow.is_empty() {
+        return Err(JournalError::InvalidWorkflow);
     }
     let mut text = header(workflow);
     text.push('\n');

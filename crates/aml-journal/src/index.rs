@@ -66,7 +66,7 @@ pub struct Recorded<'a> {
 }
 
 /// Where one recorded answer's key and text are in [`JournalIndex`]'s text arena.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct RecordedAt {
     start: usize,
     key_end: usize,
@@ -97,7 +97,38 @@ pub struct JournalIndex {
     arena: String,
 }
 
+/// A copy of a [`JournalIndex`]'s natively recorded answers (two buffers copied whole), to
+/// read on another thread: a recorded run's journal is formatted by its writer
+/// (crates/aml-runs), not on the JS thread that owns the index.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedCopy {
+    recorded: Vec<RecordedAt>,
+    arena: String,
+}
+
+impl RecordedCopy {
+    /// The answer recorded at `slot`, as [`JournalIndex::recorded`] has it.
+    pub fn recorded(&self, slot: u32) -> Option<Recorded<'_>> {
+        let at = self.recorded.binary_search_by_key(&slot, |r| r.slot).ok()?;
+        let r = &self.recorded[at];
+        Some(Recorded {
+            key: &self.arena[r.start..r.key_end],
+            digest: &r.digest,
+            text: &self.arena[r.key_end..r.text_end],
+            slot: r.slot,
+        })
+    }
+}
+
 impl JournalIndex {
+    /// A copy of the natively recorded answers (see [`RecordedCopy`]).
+    pub fn recorded_copy(&self) -> RecordedCopy {
+        RecordedCopy {
+            recorded: self.recorded.clone(),
+            arena: self.arena.clone(),
+        }
+    }
+
     pub fn insert(&mut self, key: String, entry: Indexed) {
         let raw = parse_hex(&entry.digest);
         self.entries

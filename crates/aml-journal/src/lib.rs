@@ -13,12 +13,12 @@ mod digest;
 mod file;
 mod index;
 
-pub use cut::{cut_before, write_all, Cut, Durability};
+pub use cut::{cut_before, write_all, write_records, Cut, Durability};
 pub use digest::{
     agent_digest, agent_digest_raw, digest, hex, parse_hex, tool_digest, AgentRequest, Raw,
 };
 pub use file::{append, open, Opened};
-pub use index::{EntryKind, Found, Indexed, JournalIndex, Recorded};
+pub use index::{EntryKind, Found, Indexed, JournalIndex, Recorded, RecordedCopy};
 
 use std::path::Path;
 

@@ -25,7 +25,7 @@ pub use list::{list, read_meta};
 pub use prune::{prune, Retention};
 pub use read::{read_events, EventsChunk};
 pub use record::{append_events, create_run, write_meta, Appended};
-pub use recorder::{JournalLine, Recorder, RunTap, FLUSH_AFTER};
+pub use recorder::{Recorder, RunJournal, RunTap, FLUSH_AFTER};
 
 /// The default size cap of one run's events file (docs/STUDIO.md "Size cap").
 pub const DEFAULT_MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;

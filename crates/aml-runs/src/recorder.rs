@@ -1,21 +1,23 @@
 //! The run recorder (docs/STUDIO.md "Cost"): the engine hands each trace record of a recorded
-//! run to a [`RunTap`] as it is made (`aml_engine::TraceTap`), which puts it in the run's
-//! pending list; one writer thread per [`Recorder`] takes the list every [`TAKE_EVERY`] and
-//! serializes the records, and appends them to the run's events file every [`FLUSH_AFTER`].
-//! The JS thread pays for an uncontended lock and a push per record and never wakes the
-//! writer (a channel send per record did, at a syscall each: measured 4 µs per Agent);
-//! serializing and writing happen on another core while the run goes on (taking the list
-//! often keeps it short, and leaves little for the close to wait for), and a record is on disk
-//! within [`FLUSH_AFTER`] plus one write, so a page watching a live run sees it within a second. [`Recorder::close`] has the writer take the
-//! rest at once and waits for it, so a finished evaluation's record is complete when
-//! `evaluate()` settles.
+//! run to a [`RunTap`] as it is made (`aml_engine::TraceTap`), which serializes it at once
+//! into the run's pending bytes and drops it; one writer thread per [`Recorder`] takes the
+//! bytes every [`FLUSH_AFTER`] and appends them to the run's events file, so a page watching a
+//! live run sees a record within a second. [`Recorder::close`] has the writer take the rest,
+//! write the run's metadata and journal, and report back, off the JS thread.
+//!
+//! Why the JS thread serializes (measured with `npm run bench -- studio`): handing records
+//! over by a channel send each woke the writer at a syscall per record (about 4 µs per
+//! Agent), and handing them over as objects for the writer to serialize and free made both
+//! threads contend for the allocator the records came from (the native calls of a journaled
+//! Agent ran about four times slower while the writer worked). Serializing a compact record
+//! costs the JS thread less than either, and the writer then only touches bytes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aml_engine::{SpanKind, TraceRecord, TraceTap};
 use serde_json::{Map, Value};
@@ -26,43 +28,72 @@ use crate::RunsError;
 
 /// How long a record may wait before the writer appends it.
 pub const FLUSH_AFTER: Duration = Duration::from_millis(100);
-/// How often the writer takes and serializes the records of open runs.
-const TAKE_EVERY: Duration = Duration::from_millis(5);
-/// A run's serialized line is appended at once past this size.
-const FLUSH_BYTES: usize = 1 << 20;
 
 enum Message {
     Open(u64, Box<RunState>),
     Finish(u64, Map<String, Value>),
-    Journal(u64, String, Vec<JournalLine>),
+    Journal(u64, Box<RunJournal>),
     Close(u64, Sender<Option<String>>),
 }
 
-/// One record of a run's journal, as the writer gets it.
-pub enum JournalLine {
-    /// A plain-text Agent answer recorded natively, formatted by the writer.
-    Text {
-        key: String,
-        digest: aml_journal::Raw,
-        text: String,
-    },
-    /// A record line as the facade wrote it.
-    Line(String),
+/// A run's journal as the writer gets it: `count` entries in slot order, each either a record
+/// line the facade wrote (`lines`, by slot, ascending) or a plain-text Agent answer recorded
+/// natively (`native`), formatted by the writer. The JS thread hands over the native answers
+/// as two copied buffers, and no string per entry.
+pub struct RunJournal {
+    pub workflow: String,
+    pub count: u32,
+    pub lines: Vec<(u32, String)>,
+    pub native: aml_journal::RecordedCopy,
 }
 
-impl JournalLine {
-    fn into_record(self) -> String {
-        match self {
-            JournalLine::Text { key, digest, text } => {
-                aml_journal::agent_text_record(&key, &digest, &text)
+impl RunJournal {
+    fn records(self) -> Result<Vec<String>, String> {
+        let mut lines = self.lines.into_iter().peekable();
+        let mut records = Vec::with_capacity(self.count as usize);
+        for slot in 0..self.count {
+            if let Some((_, line)) = lines.next_if(|(at, _)| *at == slot) {
+                records.push(line);
+                continue;
             }
-            JournalLine::Line(line) => line,
+            let recorded = self
+                .native
+                .recorded(slot)
+                .ok_or_else(|| format!("journal entry {slot} is not recorded"))?;
+            records.push(aml_journal::agent_text_record(
+                recorded.key,
+                recorded.digest,
+                recorded.text,
+            ));
         }
+        Ok(records)
     }
 }
 
-/// A run's records made and not yet taken by the writer.
-type Pending = Arc<Mutex<Vec<TraceRecord>>>;
+/// What a run's tap and the writer share.
+struct Shared {
+    /// The records serialized and not yet taken by the writer, comma-separated; and the
+    /// counts of Agents (spans named `Agent`: other agent-kind spans are its parts), Tools
+    /// and Scripts. The lock is only ever held for one record or one swap.
+    pending: Mutex<Pending>,
+    /// Set by the writer when the run's events stop (the size cap, a failed write): the tap
+    /// then only counts.
+    stopped: AtomicBool,
+    content: bool,
+}
+
+#[derive(Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    counts: [u64; 3],
+}
+
+impl Shared {
+    fn pending(&self) -> std::sync::MutexGuard<'_, Pending> {
+        // A poisoned lock still holds whole records: each is appended by one call.
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 /// Records runs beneath one runs directory, with one writer thread.
 pub struct Recorder {
@@ -73,18 +104,35 @@ pub struct Recorder {
     next: AtomicU64,
 }
 
-/// What the engine feeds: one recorded run's pending records.
+/// What the engine feeds: one recorded run's records.
 pub struct RunTap {
-    pending: Pending,
+    shared: Arc<Shared>,
 }
 
 impl TraceTap for RunTap {
     fn record(&mut self, record: TraceRecord) {
-        // The lock is only ever held for a push or a swap: a poisoned one holds a valid list.
-        self.pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(record);
+        let shared = &*self.shared;
+        let mut pending = shared.pending();
+        if let TraceRecord::SpanStart { kind, name, .. } = &record {
+            match kind {
+                SpanKind::Agent if name == "Agent" => pending.counts[0] += 1,
+                SpanKind::Tool => pending.counts[1] += 1,
+                SpanKind::Script => pending.counts[2] += 1,
+                _ => {}
+            }
+        }
+        if shared.stopped.load(Ordering::Relaxed) {
+            return;
+        }
+        if !pending.bytes.is_empty() {
+            pending.bytes.push(b',');
+        }
+        let compact = Compact {
+            record: &record,
+            content: shared.content,
+        };
+        // Writing JSON into a Vec cannot fail: every value here serializes.
+        let _ = serde_json::to_writer(&mut pending.bytes, &compact);
     }
 }
 
@@ -95,7 +143,10 @@ impl Recorder {
         let (sender, receiver) = mpsc::channel();
         std::thread::Builder::new()
             .name("aml-run-recorder".into())
-            .spawn(move || write_loop(&receiver))?;
+            .spawn(move || {
+                yield_to_the_application();
+                write_loop(&receiver);
+            })?;
         Ok(Recorder {
             runs,
             max_bytes,
@@ -105,29 +156,30 @@ impl Recorder {
         })
     }
 
-    /// Creates run `id`'s directory with `meta` (on the caller's thread, so a directory that
-    /// cannot be made is reported at once) and returns its key and the tap to attach.
+    /// Starts recording run `id` with `meta`: the writer creates its directory (a directory
+    /// that cannot be made is reported at close, like any recording failure). Returns the
+    /// run's key and the tap to attach; an id that is not a valid run id is refused here.
     pub fn start(&self, id: &str, meta: Map<String, Value>) -> Result<(u64, RunTap), RunsError> {
-        create_run(&self.runs, id, &Value::Object(meta.clone()).to_string())?;
+        crate::confine::run_dir(&self.runs, id)?;
         let run = self.next.fetch_add(1, Ordering::Relaxed);
-        let pending = Pending::default();
+        let shared = Arc::new(Shared {
+            pending: Mutex::default(),
+            stopped: AtomicBool::new(false),
+            content: self.content,
+        });
         let state = RunState {
-            pending: pending.clone(),
+            shared: shared.clone(),
             taken: Vec::new(),
             runs: self.runs.clone(),
             id: id.to_string(),
             meta,
-            counts: [0; 3],
-            line: Vec::new(),
-            appended: Instant::now(),
             max_bytes: self.max_bytes,
-            content: self.content,
             truncated: false,
             problem: None,
         };
         // A writer that is gone (it panicked) reports so at close; the run goes on.
         let _ = self.sender.send(Message::Open(run, Box::new(state)));
-        Ok((run, RunTap { pending }))
+        Ok((run, RunTap { shared }))
     }
 
     /// Merges `patch` (status, duration, error…) into run `run`'s metadata, written at close.
@@ -135,11 +187,11 @@ impl Recorder {
         let _ = self.sender.send(Message::Finish(run, patch));
     }
 
-    /// Has the writer keep `lines` as run `run`'s journal of `workflow` (docs/JOURNAL.md's
-    /// file format, the `journal` file beside its events), formatted and written off this
-    /// thread; the run's metadata then says `journal: true`.
-    pub fn journal(&self, run: u64, workflow: String, lines: Vec<JournalLine>) {
-        let _ = self.sender.send(Message::Journal(run, workflow, lines));
+    /// Has the writer keep `journal` as run `run`'s journal (docs/JOURNAL.md's file format,
+    /// the `journal` file beside its events), formatted and written off this thread; the
+    /// run's metadata then says `journal: true`.
+    pub fn journal(&self, run: u64, journal: RunJournal) {
+        let _ = self.sender.send(Message::Journal(run, Box::new(journal)));
     }
 
     /// Writes what run `run` has pending and its final metadata, and waits for it; returns
@@ -155,30 +207,45 @@ impl Recorder {
     }
 }
 
+/// Lowers the writer thread's priority (nice 10): recording is diagnostics, and on a busy
+/// machine the application's own threads come first. Measured on the 2-core machine: at the
+/// default priority, waking the writer at a run's end put it on the JS thread's core
+/// (the scheduler's wake affinity) and the JS thread lost milliseconds per run to it.
+/// Best effort: where the call is refused, the writer runs at the default priority.
+fn yield_to_the_application() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid and setpriority take no pointers; on Linux a thread id as `who` of
+    // PRIO_PROCESS names only this thread.
+    unsafe {
+        let thread = libc::gettid();
+        #[allow(clippy::cast_sign_loss)]
+        let _ = libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 10);
+    }
+}
+
 fn write_loop(receiver: &Receiver<Message>) {
     let mut runs: HashMap<u64, RunState> = HashMap::new();
     loop {
-        // Woken by a message, or every TAKE_EVERY while some run is open.
+        // Woken by a message, or every FLUSH_AFTER while some run is open.
         let message = if runs.is_empty() {
             receiver.recv().map_err(|_| RecvTimeoutError::Disconnected)
         } else {
-            receiver.recv_timeout(TAKE_EVERY)
+            receiver.recv_timeout(FLUSH_AFTER)
         };
         let message = match message {
             Ok(message) => message,
             Err(RecvTimeoutError::Timeout) => {
-                for state in runs.values_mut() {
-                    state.take();
-                    if state.appended.elapsed() >= FLUSH_AFTER || state.line.len() >= FLUSH_BYTES {
-                        state.flush();
-                    }
-                }
+                runs.values_mut().for_each(RunState::flush);
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => break,
         };
         match message {
-            Message::Open(run, state) => {
+            Message::Open(run, mut state) => {
+                let meta = Value::Object(state.meta.clone()).to_string();
+                if let Err(error) = create_run(&state.runs, &state.id, &meta) {
+                    state.stop(error.to_string());
+                }
                 runs.insert(run, *state);
             }
             Message::Finish(run, patch) => {
@@ -186,9 +253,9 @@ fn write_loop(receiver: &Receiver<Message>) {
                     state.meta.extend(patch);
                 }
             }
-            Message::Journal(run, workflow, lines) => {
+            Message::Journal(run, journal) => {
                 if let Some(state) = runs.get_mut(&run) {
-                    state.write_journal(&workflow, lines);
+                    state.write_journal(*journal);
                 }
             }
             Message::Close(run, done) => {
@@ -209,104 +276,77 @@ fn write_loop(receiver: &Receiver<Message>) {
 
 /// The writer's state of one run.
 struct RunState {
-    pending: Pending,
-    /// The records taken from `pending`, kept to swap back in empty (no allocation per take).
-    taken: Vec<TraceRecord>,
+    shared: Arc<Shared>,
+    /// The bytes taken from the tap, kept to swap back in empty (no allocation per take).
+    taken: Vec<u8>,
     runs: PathBuf,
     id: String,
     meta: Map<String, Value>,
-    /// Agents (spans named `Agent`: other agent-kind spans are its parts), Tools, Scripts.
-    counts: [u64; 3],
-    /// The line being serialized: `[`, the records, `]` and a newline.
-    line: Vec<u8>,
-    /// When the line was last appended (or the run opened).
-    appended: Instant,
     max_bytes: u64,
-    content: bool,
     truncated: bool,
     problem: Option<String>,
 }
 
 impl RunState {
-    fn add(&mut self, record: &TraceRecord) {
-        if let TraceRecord::SpanStart { kind, name, .. } = record {
-            match kind {
-                SpanKind::Agent if name == "Agent" => self.counts[0] += 1,
-                SpanKind::Tool => self.counts[1] += 1,
-                SpanKind::Script => self.counts[2] += 1,
-                _ => {}
-            }
-        }
-        if self.truncated || self.problem.is_some() {
-            return;
-        }
-        self.line
-            .push(if self.line.is_empty() { b'[' } else { b',' });
-        let compact = Compact {
-            record,
-            content: self.content,
-        };
-        // Writing JSON into a Vec cannot fail: every value here serializes.
-        let _ = serde_json::to_writer(&mut self.line, &compact);
+    /// Stops the run's events for `problem` (the first one is what close reports).
+    fn stop(&mut self, problem: String) {
+        self.shared.stopped.store(true, Ordering::Relaxed);
+        self.problem.get_or_insert(problem);
     }
 
-    /// Takes the pending records and serializes them into the line.
-    fn take(&mut self) {
-        std::mem::swap(
-            &mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner),
-            &mut self.taken,
-        );
-        let mut taken = std::mem::take(&mut self.taken);
-        for record in taken.drain(..) {
-            self.add(&record);
-        }
-        self.taken = taken;
-    }
-
-    /// Takes the pending records and appends the line.
+    /// Takes the pending records and appends them as one line: `[`, the records, `]`.
     fn flush(&mut self) {
-        self.take();
-        self.appended = Instant::now();
-        if self.line.is_empty() {
+        std::mem::swap(&mut self.shared.pending().bytes, &mut self.taken);
+        if self.taken.is_empty() || self.truncated || self.problem.is_some() {
+            self.taken.clear();
             return;
         }
-        self.line.extend_from_slice(b"]\n");
-        let line = String::from_utf8(std::mem::take(&mut self.line)).unwrap_or_default();
+        let mut line = String::with_capacity(self.taken.len() + 3);
+        line.push('[');
+        // The tap wrote JSON: UTF-8 by construction.
+        line.push_str(std::str::from_utf8(&self.taken).unwrap_or_default());
+        line.push_str("]\n");
+        self.taken.clear();
         match append_events(&self.runs, &self.id, &line, self.max_bytes) {
             Ok(Appended::Written) => {}
             Ok(Appended::Capped) => {
                 self.truncated = true;
+                self.shared.stopped.store(true, Ordering::Relaxed);
                 self.write_meta();
             }
-            Err(error) => self.problem = Some(error.to_string()),
+            Err(error) => self.stop(error.to_string()),
         }
     }
 
-    fn write_journal(&mut self, workflow: &str, lines: Vec<JournalLine>) {
-        let records: Vec<String> = lines.into_iter().map(JournalLine::into_record).collect();
-        let written = crate::confine::run_dir(&self.runs, &self.id)
+    fn write_journal(&mut self, journal: RunJournal) {
+        if self.problem.is_some() {
+            return;
+        }
+        let workflow = journal.workflow.clone();
+        let written = journal.records().and_then(|records| {
+            let dir = crate::confine::run_dir(&self.runs, &self.id).map_err(|e| e.to_string())?;
+            aml_journal::write_records(
+                &dir.join("journal"),
+                &workflow,
+                &records,
+                aml_journal::Durability::Unsynced,
+            )
             .map_err(|e| e.to_string())
-            .and_then(|dir| {
-                aml_journal::write_all(
-                    &dir.join("journal"),
-                    workflow,
-                    &records,
-                    aml_journal::Durability::Unsynced,
-                )
-                .map_err(|e| e.to_string())
-            });
+        });
         match written {
             Ok(()) => {
                 self.meta.insert("journal".into(), Value::Bool(true));
             }
-            Err(problem) => {
-                self.problem.get_or_insert(problem);
-            }
+            Err(problem) => self.stop(problem),
         }
     }
 
     fn write_meta(&mut self) {
-        let [agent, tool, script] = self.counts;
+        if self.problem.is_some() && !self.runs.join(&self.id).is_dir() {
+            // Never made, or removed: nothing to describe, and nothing to recreate.
+            return;
+        }
+        let [agent, tool, script] = self.shared.pending().counts;
         self.meta.insert(
             "counts".into(),
             serde_json::json!({ "agent": agent, "tool": tool, "script": script }),
@@ -316,7 +356,7 @@ impl RunState {
         }
         let text = Value::Object(self.meta.clone()).to_string();
         if let Err(error) = write_meta(&self.runs, &self.id, &text) {
-            self.problem.get_or_insert(error.to_string());
+            self.stop(error.to_string());
         }
     }
 }

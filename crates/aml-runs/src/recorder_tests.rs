@@ -126,6 +126,10 @@ fn a_run_directory_removed_mid_run_is_reported_at_close() {
     let (run, tap) = recorder.start("r1", meta()).unwrap();
     let mut tracer = Tracer::default();
     tracer.set_tap(Some(Box::new(tap)));
+    // The writer makes the directory; removed once it is there.
+    while !runs.path().join("r1/run.json").exists() {
+        std::thread::sleep(FLUSH_AFTER);
+    }
     std::fs::remove_dir_all(runs.path().join("r1")).unwrap();
     evaluate(&mut tracer);
     let problem = recorder.close(run).expect("a problem");
@@ -165,27 +169,68 @@ fn a_run_keeps_its_journal_with_native_answers_formatted_by_the_writer() {
     let runs = tempfile::tempdir().unwrap();
     let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
     let (run, _tap) = recorder.start("r1", meta()).unwrap();
+    let mut index = aml_journal::JournalIndex::default();
+    index.record_text(0, "agent:c.", [1; 32], "hi");
+    index.record_text(2, "agent:c.e1/A.", [2; 32], "there");
     let facade = r#"{"digest":"d","key":"tool:c.","kind":"tool","value":{"output":1}}"#;
-    let lines = vec![
-        JournalLine::Text {
-            key: "agent:c.".into(),
-            digest: [1; 32],
-            text: "hi".into(),
-        },
-        JournalLine::Line(facade.into()),
-    ];
-    recorder.journal(run, "wf.tsx#default".into(), lines);
+    let journal = RunJournal {
+        workflow: "wf.tsx#default".into(),
+        count: 3,
+        lines: vec![(1, facade.into())],
+        native: index.recorded_copy(),
+    };
+    recorder.journal(run, journal);
     assert_eq!(recorder.close(run), None);
     let opened = aml_journal::open(&runs.path().join("r1/journal"), "wf.tsx#default").unwrap();
     assert_eq!(
         opened.records,
         [
             aml_journal::agent_text_record("agent:c.", &[1; 32], "hi"),
-            facade.to_string()
+            facade.to_string(),
+            aml_journal::agent_text_record("agent:c.e1/A.", &[2; 32], "there"),
         ]
     );
     let meta: Value =
         serde_json::from_str(&std::fs::read_to_string(runs.path().join("r1/run.json")).unwrap())
             .unwrap();
     assert_eq!(meta["journal"], true);
+}
+
+#[test]
+fn a_journal_with_a_missing_native_answer_is_a_problem_not_a_file() {
+    let runs = tempfile::tempdir().unwrap();
+    let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
+    let (run, _tap) = recorder.start("r1", meta()).unwrap();
+    let journal = RunJournal {
+        workflow: "wf".into(),
+        count: 1,
+        lines: vec![],
+        native: aml_journal::RecordedCopy::default(),
+    };
+    recorder.journal(run, journal);
+    assert_eq!(
+        recorder.close(run).as_deref(),
+        Some("journal entry 0 is not recorded")
+    );
+    assert!(!runs.path().join("r1/journal").exists());
+}
+
+#[test]
+fn a_runs_directory_that_cannot_be_made_is_reported_at_close() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    let recorder = Recorder::new(dir.path().join("file/runs"), 1 << 20, false).unwrap();
+    let (run, tap) = recorder.start("r1", meta()).unwrap();
+    let mut tracer = Tracer::default();
+    tracer.set_tap(Some(Box::new(tap)));
+    evaluate(&mut tracer);
+    let problem = recorder.close(run).expect("a problem");
+    assert!(problem.contains("could not be created"), "{problem}");
+}
+
+#[test]
+fn an_invalid_run_id_is_refused_at_start() {
+    let runs = tempfile::tempdir().unwrap();
+    let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
+    assert!(recorder.start("../x", meta()).is_err());
 }
