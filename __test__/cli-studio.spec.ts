@@ -46,6 +46,27 @@ describe("recording and --from", () => {
     }
   })
 
+  it("--trace shows a recorded run as an unrecorded one: the recorder's journal steps are its own", async () => {
+    const dir = tempDir("aml-cli-studio-")
+    try {
+      const env = { AML_RECORD: "", AML_CALLS_FILE: join(dir.path, "calls.txt") }
+      const recorded = await runCli(["run", workflow, "--trace"], { cwd: dir.path, env })
+      const plain = await runCli(["run", workflow, "--trace", "--no-record"], { cwd: dir.path, env })
+      expect(recorded.code, recorded.stderr).toBe(0)
+      const names = (stderr: string) => stderr.split("\n").filter((line) => line.includes("journal.")).length
+      expect(names(plain.stderr)).toBe(0)
+      expect(names(recorded.stderr)).toBe(0)
+      const runs = join(dir.path, ".aml/runs")
+      const [id] = readdirSync(runs)
+      expect(readFileSync(join(runs, id, "events.jsonl"), "utf8").match(/"journal\.step"/g)).toHaveLength(3)
+      // With the user's own --journal, the steps are the user's trace events (docs/JOURNAL.md).
+      const journaled = await runCli(["run", workflow, "--trace", "--journal", join(dir.path, "own.journal")], { cwd: dir.path, env })
+      expect(names(journaled.stderr)).toBe(3)
+    } finally {
+      dir.remove()
+    }
+  })
+
   it("records by default; not with --no-record or AML_RECORD=0, and --record overrides AML_RECORD=0", async () => {
     const dir = tempDir("aml-cli-studio-")
     const runs = join(dir.path, ".aml/runs")

@@ -5,13 +5,13 @@ import { runsDirectory } from "./studio.js"
 
 const RECORD_CONTEXT = Symbol.for("@aml-jsx/sdk/run-record-context")
 
-export function recordRun(recordRuns, runtime, options, { journal, path, exportName, cwd }) {
+export function recordRun(recordRuns, runtime, options, { journal, implicit, path, exportName, cwd }) {
   const meta = { workflow: path, export: exportName, cwd }
   if (options.entry !== undefined) meta.entry = options.entry
   if (options.rerunOf !== undefined) {
     meta.rerunOf = options.rerunOf
     meta.from = options.from
   }
-  const context = { meta, journal: { journal, workflow: `${path}#${exportName}` } }
+  const context = { meta, journal: { journal, workflow: `${path}#${exportName}`, implicit } }
   return recordRuns(runtime, { dir: runsDirectory(options), captureContent: options.captureContent, [RECORD_CONTEXT]: context })
 }

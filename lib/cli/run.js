@@ -90,9 +90,10 @@ async function evaluateWorkflow(options, signal, display, state) {
   // studio) is always recorded: that is its point.
   if (options.record || options.rerunOf !== undefined) {
     // docs/STUDIO.md: the run is kept for `aml studio`, with a journal to re-run it from.
+    const implicit = journal === undefined
     journal ??= createMemoryJournal()
     const { recordRun } = await import("./run-record.js")
-    recordRun(recordRuns, runtime, options, { journal, path, exportName, cwd })
+    recordRun(recordRuns, runtime, options, { journal, implicit, path, exportName, cwd })
   }
   let runId
   let usage

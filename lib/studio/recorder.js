@@ -56,7 +56,10 @@ class RunRecorder {
     const meta = { id: runId, status: "running", startedAt, counts: { agent: 0, tool: 0, script: 0 }, content: this.captureContent, clockOffset: traceClockOffset(), ...this.context.meta }
     let key
     try {
-      key = runsRecorderStart(this.handle, domain.native.id, runId, JSON.stringify(meta))
+      // The journal `aml run` made for the recorder (no --journal): its step points are the
+      // record's alone, so --trace shows what an unrecorded run shows.
+      const privateSteps = this.context.journal?.implicit === true
+      key = runsRecorderStart(this.handle, domain.native.id, runId, JSON.stringify(meta), privateSteps)
     } catch (error) {
       warn(runId, error.message)
       return

@@ -48,14 +48,22 @@ pub fn runs_recorder_create(runs: String, max_bytes: f64, content: bool) -> Resu
 }
 
 /// Starts recording run `id` of evaluation `domain` (its directory, `meta`) and attaches the
-/// tap; returns the run's key for `runsRecorderFinish`/`runsRecorderClose`.
+/// tap; `private_steps`: the evaluation's journal is the recorder's own, so its `journal.step`
+/// points go to the tap alone. Returns the run's key for `runsRecorderFinish`/`…Close`.
 #[napi]
-pub fn runs_recorder_start(recorder_id: u32, domain: u32, id: String, meta: String) -> Result<f64> {
+pub fn runs_recorder_start(
+    recorder_id: u32,
+    domain: u32,
+    id: String,
+    meta: String,
+    private_steps: bool,
+) -> Result<f64> {
     guard(|| {
         let recorder = recorder(recorder_id)?;
         let (run, tap) = recorder.start(&id, object(&meta)?).map_err(failure)?;
         registry::with(domain, |d| {
             d.set_trace_tap(Some(Box::new(tap)));
+            d.set_private_steps(private_steps);
             Ok(())
         })?;
         // Run keys count up from 1 per recorder: far inside f64's exact integers.

@@ -39,6 +39,8 @@ pub struct Domain {
     trace_strings: TraceStrings,
     /// Journal positions (position.rs), only in an evaluation given a journal.
     pub(crate) positions: Option<Box<crate::journal_tables::Positions>>,
+    /// `journal.step` points go to the tap alone (`Domain::set_private_steps`).
+    pub(crate) private_steps: bool,
 }
 
 const NO_TASK: EvalError = EvalError::Invariant("AML evaluation task is not active");
@@ -64,6 +66,7 @@ impl Domain {
             free: Vec::new(),
             trace_strings: TraceStrings::default(),
             positions: None,
+            private_steps: false,
         }
     }
 
@@ -165,6 +168,20 @@ impl Domain {
 
     /// A point event on `span`; its parent is the span's own parent when the span is a
     /// driver-owned one, else `parent` as given.
+    /// A point event for the tap alone (see `Tracer::tap_point`).
+    pub(crate) fn tap_point(
+        &mut self,
+        span: SpanId,
+        parent: Option<SpanId>,
+        name: String,
+        attributes: Attributes,
+    ) {
+        let parent = self.external.parent_of(span).unwrap_or(parent);
+        self.shared
+            .tracer
+            .tap_point(span, parent, name.into(), attributes);
+    }
+
     pub fn point(
         &mut self,
         span: SpanId,

@@ -449,6 +449,25 @@ impl Tracer {
         });
     }
 
+    /// Records a point event on `span` for the tap alone (JS listeners never see it); a
+    /// no-op without a tap.
+    pub fn tap_point(
+        &mut self,
+        span: SpanId,
+        parent: Option<SpanId>,
+        name: SpanName,
+        attributes: Attributes,
+    ) {
+        if self.tap.is_none() {
+            return;
+        }
+        // Unseen by the listeners, so it takes no number from their sequence either.
+        let (enabled, sequence) = (std::mem::replace(&mut self.enabled, false), self.sequence);
+        self.point(span, parent, name, attributes, Vec::new());
+        self.enabled = enabled;
+        self.sequence = sequence;
+    }
+
     /// Records a point event on `span`.
     pub fn point(
         &mut self,
