@@ -27,7 +27,8 @@ export function startCliInPty(
   for (const name of ["NODE_ENV", "MODE", "DEV", "PROD", "SSR", "BASE_URL"]) delete env[name]
   const child = spawn("python3", [relay, String(options.cols ?? 120), String(options.rows ?? 40), process.execPath, amlBin, ...args], {
     cwd: options.cwd ?? repoRoot,
-    env: { ...env, ...options.env },
+    // Not recorded unless a spec asks (as support/cli.ts): no .aml/runs left in the repository.
+    env: { ...env, AML_RECORD: "0", ...options.env },
     stdio: ["ignore", "pipe", "inherit"],
   })
   let output = ""
