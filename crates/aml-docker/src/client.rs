@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::error::DockerError;
 use crate::http::{self, expect, Upgraded};
@@ -138,14 +138,22 @@ impl Docker {
             body["User"] = json!(user);
         }
         let path = self.path(&format!("/containers/create?name={}", query(&spec.name)));
-        let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
+        self.create(&path, &body, "container").await
+    }
+
+    /// `POST` of a create request (container or exec): 201 with the new object's id. An
+    /// answer without an id is a protocol error, since every later call names the object by it.
+    async fn create(&self, path: &str, body: &Value, what: &str) -> Result<String, DockerError> {
+        let bytes = serde_json::to_vec(body).expect("a JSON value serializes");
         let response = expect(
-            http::request(&self.socket, "POST", &path, Some(&bytes)).await?,
+            http::request(&self.socket, "POST", path, Some(&bytes)).await?,
             &[201],
         )?;
         let created: Created = serde_json::from_slice(&response.body)
-            .map_err(|e| DockerError::Protocol(format!("invalid create answer: {e}")))?;
-        Ok(created.id.unwrap_or_default())
+            .map_err(|e| DockerError::Protocol(format!("invalid {what} create answer: {e}")))?;
+        created.id.filter(|id| !id.is_empty()).ok_or_else(|| {
+            DockerError::Protocol(format!("the daemon created a {what} without an id"))
+        })
     }
 
     /// `docker pull`: the daemon streams JSON progress lines; a failure is a line with
@@ -233,17 +241,7 @@ impl Docker {
             body["User"] = json!(user);
         }
         let path = self.path(&format!("/containers/{}/exec", query(container)));
-        let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
-        let response = expect(
-            http::request(&self.socket, "POST", &path, Some(&bytes)).await?,
-            &[201],
-        )?;
-        let created: Created = serde_json::from_slice(&response.body)
-            .map_err(|e| DockerError::Protocol(format!("invalid exec answer: {e}")))?;
-        created
-            .id
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| DockerError::Protocol("the daemon created an exec without an id".into()))
+        self.create(&path, &body, "exec").await
     }
 
     /// Starts an exec attached: the connection becomes its stdin (write half) and its
