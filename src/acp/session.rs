@@ -327,6 +327,18 @@ struct FileJson {
     executable: bool,
 }
 
+/// The launch file path rule for files written in a Sandbox guest: `"not-normalized"`,
+/// `"outside"` or `null` (the guest words the TypeError for its own root).
+#[napi]
+pub fn acp_launch_path_problem(path: String) -> Result<Option<&'static str>> {
+    guard(|| {
+        Ok(aml_acp::path_problem(&path).map(|problem| match problem {
+            aml_acp::PathProblem::NotNormalized => "not-normalized",
+            aml_acp::PathProblem::Outside => "outside",
+        }))
+    })
+}
+
 /// Writes launch files (`[{ path, content, executable }]` JSON) into `state`. Returns the
 /// TypeError text for a refused path (checked for every file before any is written), or
 /// `null`; I/O failures throw.
