@@ -21,6 +21,7 @@ import { resolve } from "node:path"
 
 import { DEFAULT_IMAGE, acquireRemote, optionString, shellQuote } from "./remote-sandbox.js"
 import { checkOptionsRecord, maxOutputBytesOption } from "../options.js"
+import { optionalPeer } from "../../core/optional-peer.js"
 
 const LABEL = "Daytona Sandbox"
 
@@ -50,13 +51,13 @@ function readOptions(options) {
 }
 
 /** The SDK, imported once on first use; a clear error names the missing package. */
-let sdk
+const loadSdk = optionalPeer(
+  () => import("@daytona/sdk"),
+  (cause) => new Error(`${LABEL} requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client`, { cause }),
+)
+
 async function loadClient(config) {
-  sdk ??= import("@daytona/sdk").catch((error) => {
-    sdk = undefined
-    throw new Error(`${LABEL} requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client`, { cause: error })
-  })
-  const { Daytona } = await sdk
+  const { Daytona } = await loadSdk()
   return new Daytona(config)
 }
 

@@ -19,6 +19,7 @@ import { join, resolve } from "node:path"
 
 import { DEFAULT_IMAGE, acquireRemote, optionString } from "./remote-sandbox.js"
 import { checkOptionsRecord, maxOutputBytesOption } from "../options.js"
+import { optionalPeer } from "../../core/optional-peer.js"
 
 const LABEL = "Modal Sandbox"
 
@@ -41,13 +42,14 @@ function readOptions(options) {
   }
 }
 
-let sdk
+/** The SDK, imported once on first use; a clear error names the missing package. */
+const loadSdk = optionalPeer(
+  () => import("modal"),
+  (cause) => new Error(`${LABEL} requires the optional peer dependency "modal" (npm install modal) or an application-supplied client`, { cause }),
+)
+
 async function loadClient(config) {
-  sdk ??= import("modal").catch((error) => {
-    sdk = undefined
-    throw new Error(`${LABEL} requires the optional peer dependency "modal" (npm install modal) or an application-supplied client`, { cause: error })
-  })
-  const { ModalClient } = await sdk
+  const { ModalClient } = await loadSdk()
   return new ModalClient(config)
 }
 
