@@ -138,11 +138,13 @@ impl Docker {
             body["User"] = json!(user);
         }
         let path = self.path(&format!("/containers/create?name={}", query(&spec.name)));
-        self.create(&path, &body, "container").await
+        // An empty id is returned as it is: the container may exist all the same, so the
+        // Sandbox removes it by name and reports its own documented error.
+        self.create(&path, &body, "create").await
     }
 
-    /// `POST` of a create request (container or exec): 201 with the new object's id. An
-    /// answer without an id is a protocol error, since every later call names the object by it.
+    /// `POST` of a create request (container or exec): 201 with the new object's id, `""`
+    /// when the answer names none (each caller decides what that means).
     async fn create(&self, path: &str, body: &Value, what: &str) -> Result<String, DockerError> {
         let bytes = serde_json::to_vec(body).expect("a JSON value serializes");
         let response = expect(
@@ -150,10 +152,8 @@ impl Docker {
             &[201],
         )?;
         let created: Created = serde_json::from_slice(&response.body)
-            .map_err(|e| DockerError::Protocol(format!("invalid {what} create answer: {e}")))?;
-        created.id.filter(|id| !id.is_empty()).ok_or_else(|| {
-            DockerError::Protocol(format!("the daemon created a {what} without an id"))
-        })
+            .map_err(|e| DockerError::Protocol(format!("invalid {what} answer: {e}")))?;
+        Ok(created.id.unwrap_or_default())
     }
 
     /// `docker pull`: the daemon streams JSON progress lines; a failure is a line with
@@ -241,7 +241,13 @@ impl Docker {
             body["User"] = json!(user);
         }
         let path = self.path(&format!("/containers/{}/exec", query(container)));
-        self.create(&path, &body, "exec").await
+        let id = self.create(&path, &body, "exec").await?;
+        if id.is_empty() {
+            return Err(DockerError::Protocol(
+                "the daemon created an exec without an id".into(),
+            ));
+        }
+        Ok(id)
     }
 
     /// Starts an exec attached: the connection becomes its stdin (write half) and its
