@@ -16,6 +16,10 @@ it.each([
   ["guest process-group kill", "`[ -s ${marker} ] && kill -s KILL -- -$(cat ${marker}) 2>/dev/null`"],
   ["guest process-group kill", "const record = `read -r _ _ _ _ group _ < /proc/$$/stat; echo`"],
   ["AML_*_MS environment setting (Rust)", '        std::env::var("AML_DOCKER_API_TIMEOUT_MS")'],
+  ["Sandbox maxOutputBytes option", "  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES"],
+  ["optional peer import", '  sdk ??= import("@daytona/sdk").catch((error) => {'],
+  ["ACP launch file path (JS)", '    path.split("/").every((segment) => segment !== "" && segment !== ".")'],
+  ["absent object on a file system store (Rust)", "                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory"],
 ])("recognises a copy of %s", (rule, line) => {
   const found = RULES.find((candidate) => candidate.rule === rule)
   expect(found?.pattern.test(line)).toBe(true)

@@ -54,6 +54,36 @@ export const RULES = [
     // A millisecond setting parsed in place instead of through `aml_text::env_millis`.
     pattern: /env::var\([^)]*_MS/,
   },
+  {
+    rule: "Sandbox maxOutputBytes option",
+    home: ["lib/sandbox/options.js"],
+    dirs: ["lib"],
+    ext: ".js",
+    pattern: /maxOutputBytes must be a positive safe integer|options\.maxOutputBytes \?\?/,
+  },
+  {
+    rule: "optional peer import",
+    home: ["lib/core/optional-peer.js"],
+    dirs: ["lib"],
+    ext: ".js",
+    // A memoised `import()` of a peer written in place (its failure must not be memoised).
+    pattern: /\?\?= import\(/,
+  },
+  {
+    rule: "ACP launch file path (JS)",
+    home: [],
+    dirs: ["lib"],
+    ext: ".js",
+    // The segment test of aml_acp::path_problem, re-written in JavaScript.
+    pattern: /segment !== "" && segment !== "\."/,
+  },
+  {
+    rule: "absent object on a file system store (Rust)",
+    home: ["crates/aml-workspace/src/error.rs"],
+    dirs: ["crates/aml-workspace/src"],
+    ext: ".rs",
+    pattern: /NotFound \| (io::|std::io::)?ErrorKind::NotADirectory/,
+  },
 ]
 
 function walk(dir, ext, out = []) {

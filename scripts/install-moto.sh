@@ -6,12 +6,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 version="5.2.5"
 venv="$root/target/moto-venv"
 marker="$venv/.installed-moto-$version"
-[ -f "$marker" ] && exit 0
-mkdir -p "$root/target"
-exec 9>"$root/target/moto-venv.lock"
-flock 9
-[ -f "$marker" ] && exit 0
-rm -rf "$venv"
+. "$root/scripts/install-once.sh"
+install_once "$venv" "$marker"
 if ! python3 -m venv "$venv" >/dev/null 2>&1; then
   rm -rf "$venv"
   # Debian ships ensurepip separately (python3-venv). Install it when we may.

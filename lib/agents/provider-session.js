@@ -173,8 +173,17 @@ export async function runAgentProviderSession(session, turns, context, providerN
 export async function executeAgentProviderSession(session, turns, context, providerName) {
   const spans = sessionSpans(context)
   const spanId = spans?.open("agent.session", { provider: providerName })
+  return inSessionSpan(spans, spanId, () => runAgentProviderSession(session, turns, context, providerName, spans, spanId))
+}
+
+/**
+ * Runs `work` (a session's turns and cleanup) as the agent.session span `spanId`: closed on
+ * success, failed with the error that ends it. The one rule for AbstractAgentProvider.run
+ * and executeAgentProviderSession.
+ */
+export async function inSessionSpan(spans, spanId, work) {
   try {
-    const response = await runAgentProviderSession(session, turns, context, providerName, spans, spanId)
+    const response = await work()
     spans?.close(spanId)
     return response
   } catch (error) {

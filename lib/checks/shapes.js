@@ -11,6 +11,21 @@ export function isObjectLike(value) {
 }
 
 /**
+ * `value`'s `keys`, each read once and in order, as a record: a provider's getter runs once,
+ * so what AML checks is what it uses. A throwing read (a getter, a revoked proxy) is
+ * `TypeError(unreadable)` with the cause. Every provider lease, runtime, result and process.
+ */
+export function readFields(value, keys, unreadable) {
+  const fields = {}
+  try {
+    for (const key of keys) fields[key] = value[key]
+  } catch (cause) {
+    throw new TypeError(unreadable, { cause })
+  }
+  return fields
+}
+
+/**
  * `lease[key]`, read once, as a function: `<label> returned a lease with an unreadable <key>
  * method` when the read throws (a getter, a revoked proxy), `<label> returned a lease without
  * <key>()` when it is not a function. Shared by the Sandbox and Workspace lease checks.

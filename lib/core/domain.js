@@ -36,6 +36,26 @@ let syncNesting = 0
 
 const macrotask = () => new Promise((resolve) => setImmediate(resolve))
 
+/**
+ * Settles like `promise`; until then its `reject` is in `pending`, so an abort (which
+ * rejects everything in the set) can settle it first. `race` and `awaitProvider` alike.
+ */
+function settleTracked(pending, promise) {
+  return new Promise((resolve, reject) => {
+    pending.add(reject)
+    promise.then(
+      (value) => {
+        pending.delete(reject)
+        resolve(value)
+      },
+      (error) => {
+        pending.delete(reject)
+        reject(error)
+      },
+    )
+  })
+}
+
 export class EvaluationDomain extends DomainTrace {
   /**
    * `abortable` is false when the caller passed no signal: the internal signal can never
@@ -361,20 +381,7 @@ export class EvaluationDomain extends DomainTrace {
       promise.then(undefined, () => {})
       return Promise.reject(signal.reason)
     }
-    return new Promise((resolve, reject) => {
-      const racers = this.abortRacers
-      racers.add(reject)
-      promise.then(
-        (value) => {
-          racers.delete(reject)
-          resolve(value)
-        },
-        (error) => {
-          racers.delete(reject)
-          reject(error)
-        },
-      )
-    })
+    return settleTracked(this.abortRacers, promise)
   }
 
   /**
@@ -386,20 +393,7 @@ export class EvaluationDomain extends DomainTrace {
   awaitProvider(promise) {
     if (!this.abortable) return promise
     if (this.signal.aborted) return promise
-    return new Promise((resolve, reject) => {
-      const calls = this.providerCalls
-      calls.add(reject)
-      promise.then(
-        (value) => {
-          calls.delete(reject)
-          resolve(value)
-        },
-        (error) => {
-          calls.delete(reject)
-          reject(error)
-        },
-      )
-    })
+    return settleTracked(this.providerCalls, promise)
   }
 
   structuredFor(task) {

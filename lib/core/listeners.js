@@ -2,10 +2,23 @@
 // one that sees every evaluation; each evaluation has a local one (exposed to providers as
 // AgentExecutionContext.events) that closes when the evaluation finishes.
 
-import { readSpanRunner } from "../observability/span-runner.js"
-import { readTraceSink } from "../observability/trace-sink.js"
+import { SPAN_RUNNER } from "../observability/span-runner.js"
+import { TRACE_SINK } from "../observability/trace-sink.js"
 
 const NAMES = new Set(["finish", "start", "trace"])
+
+/**
+ * A trace listener's hook under `key` (SPAN_RUNNER, TRACE_SINK), read once at registration;
+ * a throwing or non-function property counts as none.
+ */
+function readHook(listener, key) {
+  try {
+    const hook = listener[key]
+    return typeof hook === "function" ? hook : undefined
+  } catch {
+    return undefined
+  }
+}
 
 function readCaptureContent(listener) {
   let capture
@@ -37,9 +50,9 @@ export class ListenerRegistry {
       captureContent: name === "trace" ? readCaptureContent(listener) : false,
       listener,
       once,
-      spanRunner: name === "trace" ? readSpanRunner(listener) : undefined,
+      spanRunner: name === "trace" ? readHook(listener, SPAN_RUNNER) : undefined,
       // A record sink (trace-sink.js); a `once` listener gets one event, so it stays a listener.
-      sink: name === "trace" && !once ? readTraceSink(listener) : undefined,
+      sink: name === "trace" && !once ? readHook(listener, TRACE_SINK) : undefined,
     }
     this[name] = [...this[name], entry]
     this.onChange?.()

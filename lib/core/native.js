@@ -66,6 +66,7 @@ export const { includeStage, portablePathResolve, sandboxCommandCwdProblem, skil
 // The ACP engine (src/acp/session.rs over crates/aml-acp): sessions by handle, one event stream each.
 export const {
   acpLaunchFilesWrite,
+  acpLaunchPathProblem,
   acpBridgeStop,
   acpLoopBridgeAnswer,
   acpLoopBridgeDescriptor,

@@ -27,3 +27,34 @@ export function withCleanupFailure(signal, error, cleanupError, cancelledMessage
   ours.add(aggregate)
   return aggregate
 }
+
+/**
+ * How a scope that holds a resource (a Sandbox or Workspace lease) ends, the driver's
+ * complete/cleanup protocol: `slot.complete` runs `finish("success")`, and an abort that lands
+ * meanwhile still decides the outcome (the reason, aggregated with a finishing failure);
+ * `slot.cleanup` (a failure unwinding) runs `finish("failure")` unless `started()` says
+ * `complete` already ran it (then its own failure is what unwinds), and rejects with the
+ * unwinding error, a finishing failure appended.
+ */
+export function endResourceScope(slot, domain, task, finish, started, cancelledMessage) {
+  const signal = domain.signal
+  slot.complete = async () => {
+    try {
+      await finish("success")
+    } catch (finishError) {
+      if (signal.aborted) throw new AggregateError([signal.reason, finishError], cancelledMessage)
+      throw finishError
+    }
+    if (signal.aborted) throw signal.reason
+    return domain.native.scopeDone(task, "", undefined, undefined)
+  }
+  slot.cleanup = async (error) => {
+    if (started()) throw error
+    try {
+      await finish("failure")
+    } catch (finishError) {
+      throw withCleanupFailure(signal, error, finishError, cancelledMessage)
+    }
+    throw error
+  }
+}

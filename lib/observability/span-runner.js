@@ -10,16 +10,6 @@
 
 export const SPAN_RUNNER = Symbol.for("@aml-jsx/sdk/trace-span-runner")
 
-/** The listener's runner, read once at registration; a throwing or non-function property counts as none. */
-export function readSpanRunner(listener) {
-  try {
-    const runner = listener[SPAN_RUNNER]
-    return typeof runner === "function" ? runner : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** The first runner among the registries' trace listeners (several exporters share one context API). */
 export function findSpanRunner(registries) {
   for (const registry of registries) {

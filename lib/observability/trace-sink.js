@@ -28,16 +28,6 @@ export const TRACE_SINK = Symbol.for("@aml-jsx/sdk/trace-record-sink")
 /** Trace-producing steps between two drains while only sinks listen. */
 export const TRACE_BATCH_STEPS = 128
 
-/** The listener's sink, read once at registration; a throwing or non-function property counts as none. */
-export function readTraceSink(listener) {
-  try {
-    const sink = listener[TRACE_SINK]
-    return typeof sink === "function" ? sink : undefined
-  } catch {
-    return undefined
-  }
-}
-
 let offset
 
 /**

@@ -7,7 +7,7 @@
 // conformance is accepted by the runtime with the same rules.
 
 import { isNormalized } from "../checks/normalized.js"
-import { isObjectLike as isObject, readLeaseMethod } from "../checks/shapes.js"
+import { isObjectLike as isObject, readFields, readLeaseMethod } from "../checks/shapes.js"
 
 /**
  * Validates `lease` from the provider named `name`. Resolves with
@@ -32,16 +32,11 @@ export async function acceptLease(name, lease) {
 }
 
 function captureIdentity(label, lease, release) {
-  let handle
-  let id
-  let runtime
-  try {
-    handle = lease.handle
-    id = lease.id
-    runtime = lease.runtime
-  } catch (cause) {
-    throw new TypeError(`${label} returned a lease with unreadable identity data`, { cause })
-  }
+  const { handle, id, runtime } = readFields(
+    lease,
+    ["handle", "id", "runtime"],
+    `${label} returned a lease with unreadable identity data`,
+  )
   // Lease ids name the lease in release errors and traces: a non-empty string without
   // surrounding whitespace (so "a" and " a" can never name two different leases).
   if (!isNormalized(id)) {
@@ -57,20 +52,11 @@ function captureIdentity(label, lease, release) {
  */
 export function validateSandboxRuntime(label, runtime) {
   if (!isObject(runtime)) throw new TypeError(`${label} returned an invalid runtime`)
-  let access
-  let cwd
-  let root
-  let exec
-  let spawn
-  try {
-    access = runtime.access
-    cwd = runtime.cwd
-    root = runtime.root
-    exec = runtime.exec
-    spawn = runtime.spawn
-  } catch (cause) {
-    throw new TypeError(`${label} returned an unreadable runtime`, { cause })
-  }
+  const { access, cwd, root, exec, spawn } = readFields(
+    runtime,
+    ["access", "cwd", "root", "exec", "spawn"],
+    `${label} returned an unreadable runtime`,
+  )
   if (access !== "read-only" && access !== "read-write") {
     throw new TypeError(`${label} returned a runtime with invalid access`)
   }
@@ -96,16 +82,11 @@ export function validateSandboxRuntime(label, runtime) {
 
 function checkResult(label, result) {
   if (!isObject(result)) throw new TypeError(`${label} returned an invalid command result`)
-  let exitCode
-  let stderr
-  let stdout
-  try {
-    exitCode = result.exitCode
-    stderr = result.stderr
-    stdout = result.stdout
-  } catch (cause) {
-    throw new TypeError(`${label} returned an unreadable command result`, { cause })
-  }
+  const { exitCode, stderr, stdout } = readFields(
+    result,
+    ["exitCode", "stderr", "stdout"],
+    `${label} returned an unreadable command result`,
+  )
   if (!Number.isInteger(exitCode) || typeof stderr !== "string" || typeof stdout !== "string") {
     throw new TypeError(`${label} returned an invalid command result`)
   }
@@ -124,23 +105,18 @@ function isReadable(stream) {
 
 function checkProcess(label, process) {
   if (!isObject(process)) throw new TypeError(`${label} returned an invalid process`)
-  let id
-  let stdin
-  let stdout
-  let stderr
-  let kill
-  let wait
+  const unreadable = `${label} returned an unreadable process`
+  const { id, stdin, stdout, stderr, kill, wait } = readFields(
+    process,
+    ["id", "stdin", "stdout", "stderr", "kill", "wait"],
+    unreadable,
+  )
+  // The streams' own methods are read too: a throwing getter there is the same refusal.
   let shaped
   try {
-    id = process.id
-    stdin = process.stdin
-    stdout = process.stdout
-    stderr = process.stderr
-    kill = process.kill
-    wait = process.wait
     shaped = isWritable(stdin) && isReadable(stdout) && isReadable(stderr)
   } catch (cause) {
-    throw new TypeError(`${label} returned an unreadable process`, { cause })
+    throw new TypeError(unreadable, { cause })
   }
   if (
     typeof id !== "string" ||

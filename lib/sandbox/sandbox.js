@@ -11,7 +11,7 @@
 //   cleanup:  on failure unwinding, release (unless `complete` already tried) and aggregate
 //             a release failure with the error being unwound.
 
-import { withCleanupFailure } from "../errors/cleanup-failure.js"
+import { endResourceScope } from "../errors/cleanup-failure.js"
 import { masked } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
 import { propTypeError } from "../errors/prop-error.js"
@@ -173,30 +173,9 @@ async function enterOuter(domain, task, props, slot) {
     root,
   })
   slot.env = slot.env.withSandbox(session)
+  // Release on either outcome; an abort during the release still decides it (§2.11).
+  endResourceScope(slot, domain, task, releaseOnce, () => releasing !== undefined, CANCELLED_CLEANUP)
   const native = domain.native
-  slot.complete = async () => {
-    // An abort that lands while the release is pending still decides the outcome: the
-    // evaluation rejects with the reason, aggregated with a release failure (§2.11).
-    try {
-      await releaseOnce()
-    } catch (releaseError) {
-      if (signal.aborted) throw new AggregateError([signal.reason, releaseError], CANCELLED_CLEANUP)
-      throw releaseError
-    }
-    if (signal.aborted) throw signal.reason
-    return native.scopeDone(task, "", undefined, undefined)
-  }
-  // Rejects with the error to keep unwinding with (the driver's cleanup protocol).
-  slot.cleanup = async (error) => {
-    // `complete` already released (or failed to, and that failure is what is unwinding).
-    if (releasing !== undefined) throw error
-    try {
-      await releaseOnce()
-    } catch (releaseError) {
-      throw withCleanupFailure(signal, error, releaseError, CANCELLED_CLEANUP)
-    }
-    throw error
-  }
   // Installed before the span opens, so a lease is released even if entering fails.
   return native.enterScope(task, "sandbox", "Sandbox", true, false, OUTER_ATTRIBUTES, undefined)
 }

@@ -13,21 +13,16 @@
 // Ids and paths are compared verbatim, so they must be normalized strings.
 import { isNormalized as isExact } from "../checks/normalized.js"
 
-import { isObjectLike as isObject, readLeaseMethod as readMethod } from "../checks/shapes.js"
+import { isObjectLike as isObject, readFields, readLeaseMethod as readMethod } from "../checks/shapes.js"
 
 
 function readMaterialization(label, lease, release) {
   const save = readMethod(label, lease, "save")
-  let directory
-  let handle
-  let id
-  try {
-    directory = lease.directory
-    handle = lease.handle
-    id = lease.id
-  } catch (cause) {
-    throw new TypeError(`${label} returned a lease with unreadable materialization data`, { cause })
-  }
+  const { directory, handle, id } = readFields(
+    lease,
+    ["directory", "handle", "id"],
+    `${label} returned a lease with unreadable materialization data`,
+  )
   if (!isExact(directory) || directory.includes("\0")) {
     throw new TypeError(`${label} returned a lease with an invalid directory`)
   }

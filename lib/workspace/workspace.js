@@ -11,7 +11,7 @@
 
 import { masked } from "../core/component-scope.js"
 import { EvaluationError } from "../errors/errors.js"
-import { withCleanupFailure } from "../errors/cleanup-failure.js"
+import { endResourceScope } from "../errors/cleanup-failure.js"
 import { acceptWorkspaceLease, captureRelease } from "./lease.js"
 import { readWorkspaceProps, saveRequest } from "./props.js"
 
@@ -94,29 +94,8 @@ export async function enterWorkspace(domain, task, props, slot) {
       writeConcurrency: plan.writeConcurrency,
     }),
   )
-  slot.complete = async () => {
-    // A cancellation that lands while the final save or release is pending still decides
-    // the outcome: the evaluation rejects with the reason (the lease was completed anyway).
-    try {
-      await complete("success")
-    } catch (completionError) {
-      if (signal.aborted) throw new AggregateError([signal.reason, completionError], CANCELLED_COMPLETION)
-      throw completionError
-    }
-    if (signal.aborted) throw signal.reason
-    return native.scopeDone(task, "", undefined, undefined)
-  }
-  // Rejects with the error to keep unwinding with (the driver's cleanup protocol).
-  slot.cleanup = async (error) => {
-    // `complete` already ran (its own failure is what is unwinding).
-    if (completion !== undefined) throw error
-    try {
-      await complete("failure")
-    } catch (completionError) {
-      throw withCleanupFailure(signal, error, completionError, CANCELLED_COMPLETION)
-    }
-    throw error
-  }
+  // Save and release on either outcome; a cancellation during them still decides it.
+  endResourceScope(slot, domain, task, complete, () => completion !== undefined, CANCELLED_COMPLETION)
   // Installed before the span opens, so the lease is completed even if entering fails.
   return native.enterScope(task, "workspace", "Workspace", true, false, undefined, undefined)
 }

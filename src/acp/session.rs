@@ -140,21 +140,12 @@ fn event_json(event: Event) -> Value {
             out
         }
         Event::Created { session_id } => json!({ "kind": "created", "sessionId": session_id }),
-        // Written directly by `write_events`; kept here for completeness.
-        Event::Update {
-            session_id,
-            session_update,
-            tool_name,
-            update,
-        } => {
-            let mut out = json!({ "kind": "update", "sessionId": session_id, "sessionUpdate": session_update });
-            if let Some(update) = update {
-                out["update"] = update.into();
-            }
-            if let Some(tool) = tool_name {
-                out["toolName"] = tool.into();
-            }
-            out
+        // `write_events` writes updates itself; this arm only keeps the match total, through
+        // the same writer, so an update has one encoding.
+        update @ Event::Update { .. } => {
+            let mut out = Vec::new();
+            write_update(&mut out, update);
+            serde_json::from_slice(&out).unwrap_or(Value::Null)
         }
         Event::Completed {
             stop_reason,
@@ -193,6 +184,35 @@ fn event_json(event: Event) -> Value {
     }
 }
 
+/// An update event's JSON object, written field by field (keys in the order `json!` sorts
+/// them): no `Value` tree per update, one escape pass over the raw update text.
+fn write_update(out: &mut Vec<u8>, event: Event) {
+    let Event::Update {
+        session_id,
+        session_update,
+        tool_name,
+        update,
+    } = event
+    else {
+        // Both callers match an update first; any other event has no update encoding.
+        return;
+    };
+    // Writing to a Vec cannot fail.
+    out.extend_from_slice(br#"{"kind":"update","sessionId":"#);
+    let _ = serde_json::to_writer(&mut *out, &session_id);
+    out.extend_from_slice(br#","sessionUpdate":"#);
+    let _ = serde_json::to_writer(&mut *out, &session_update);
+    if let Some(tool) = tool_name {
+        out.extend_from_slice(br#","toolName":"#);
+        let _ = serde_json::to_writer(&mut *out, &tool);
+    }
+    if let Some(update) = update {
+        out.extend_from_slice(br#","update":"#);
+        let _ = serde_json::to_writer(&mut *out, &update);
+    }
+    out.push(b'}');
+}
+
 /// One JSON array for a batch. Updates (the flood case) are written field by field into one
 /// buffer: no `Value` tree per update, one escape pass over the raw update text.
 fn write_events(events: Vec<Event>) -> String {
@@ -204,26 +224,7 @@ fn write_events(events: Vec<Event>) -> String {
         }
         // Writing to a Vec cannot fail.
         match event {
-            Event::Update {
-                session_id,
-                session_update,
-                tool_name,
-                update,
-            } => {
-                out.extend_from_slice(br#"{"kind":"update","sessionId":"#);
-                let _ = serde_json::to_writer(&mut out, &session_id);
-                out.extend_from_slice(br#","sessionUpdate":"#);
-                let _ = serde_json::to_writer(&mut out, &session_update);
-                if let Some(tool) = tool_name {
-                    out.extend_from_slice(br#","toolName":"#);
-                    let _ = serde_json::to_writer(&mut out, &tool);
-                }
-                if let Some(update) = update {
-                    out.extend_from_slice(br#","update":"#);
-                    let _ = serde_json::to_writer(&mut out, &update);
-                }
-                out.push(b'}');
-            }
+            update @ Event::Update { .. } => write_update(&mut out, update),
             other => {
                 let _ = serde_json::to_writer(&mut out, &event_json(other));
             }
@@ -325,6 +326,18 @@ struct FileJson {
     content: String,
     #[serde(default)]
     executable: bool,
+}
+
+/// The launch file path rule for files written in a Sandbox guest: `"not-normalized"`,
+/// `"outside"` or `null` (the guest words the TypeError for its own root).
+#[napi]
+pub fn acp_launch_path_problem(path: String) -> Result<Option<&'static str>> {
+    guard(|| {
+        Ok(aml_acp::path_problem(&path).map(|problem| match problem {
+            aml_acp::PathProblem::NotNormalized => "not-normalized",
+            aml_acp::PathProblem::Outside => "outside",
+        }))
+    })
 }
 
 /// Writes launch files (`[{ path, content, executable }]` JSON) into `state`. Returns the

@@ -2,10 +2,10 @@
 //! bodies. One table type for all of them, so every kind allocates, looks up and frees its
 //! handles the same way (nonzero, not reused while live, a poisoned lock still usable).
 //!
-//! Three tables keep their own shape, on purpose: the evaluation domains
-//! (`registry.rs`) and journal indexes (`src/journal/index.rs`) are thread-local slot vectors
-//! on the hot path, reached without a lock; the MCP bridges (`src/acp/bridges.rs`) are
-//! polled mutably on the JS thread's loop.
+//! Three tables keep another shape, on purpose: the evaluation domains (`registry.rs`) and
+//! journal indexes (`src/journal/index.rs`) are thread-local slot vectors on the hot path,
+//! reached without a lock (one type for both, `local_slots.rs`); the MCP bridges
+//! (`src/acp/bridges.rs`) are polled mutably on the JS thread's loop.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -5,6 +5,7 @@ pub(crate) mod async_runtime;
 pub(crate) mod exact_text;
 pub(crate) mod guard;
 pub(crate) mod handles;
+pub(crate) mod local_slots;
 pub(crate) mod panic_report;
 pub(crate) mod registry;
 #[cfg(feature = "test-hooks")]

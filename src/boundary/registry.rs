@@ -13,10 +13,11 @@ use std::cell::RefCell;
 use aml_engine::{Domain, SparePositions};
 use napi::{Error, Result};
 
+use crate::boundary::local_slots::LocalSlots;
+
 #[derive(Default)]
 struct Registry {
-    slots: Vec<Option<Domain>>,
-    free: Vec<u32>,
+    domains: LocalSlots<Domain>,
     /// One journaled evaluation's emptied position tables, for the next one to reuse.
     spare_positions: Option<SparePositions>,
 }
@@ -26,30 +27,15 @@ thread_local! {
 }
 
 pub fn insert(domain: Domain) -> u32 {
-    DOMAINS.with(|cell| {
-        let mut registry = cell.borrow_mut();
-        match registry.free.pop() {
-            Some(id) => {
-                registry.slots[id as usize] = Some(domain);
-                id
-            }
-            None => {
-                registry.slots.push(Some(domain));
-                (registry.slots.len() - 1) as u32
-            }
-        }
-    })
+    DOMAINS.with(|cell| cell.borrow_mut().domains.insert(domain))
 }
 
 pub fn remove(id: u32) {
     DOMAINS.with(|cell| {
         let mut registry = cell.borrow_mut();
-        if let Some(slot) = registry.slots.get_mut(id as usize) {
-            if let Some(mut domain) = slot.take() {
-                registry.free.push(id);
-                if let Some(spare) = domain.take_positions() {
-                    registry.spare_positions = Some(spare);
-                }
+        if let Some(mut domain) = registry.domains.remove(id) {
+            if let Some(spare) = domain.take_positions() {
+                registry.spare_positions = Some(spare);
             }
         }
     })
@@ -62,18 +48,12 @@ pub fn take_spare_positions() -> Option<SparePositions> {
 
 /// Runs `f` on domain `id`; a disposed or unknown handle is a JS error, never a panic.
 pub fn with<T>(id: u32, f: impl FnOnce(&mut Domain) -> Result<T>) -> Result<T> {
-    DOMAINS.with(|cell| {
-        let mut registry = cell.borrow_mut();
-        match registry.slots.get_mut(id as usize).and_then(Option::as_mut) {
-            Some(domain) => f(domain),
-            None => Err(Error::from_reason("AML evaluation domain is closed")),
-        }
+    DOMAINS.with(|cell| match cell.borrow_mut().domains.get_mut(id) {
+        Some(domain) => f(domain),
+        None => Err(Error::from_reason("AML evaluation domain is closed")),
     })
 }
 
 pub fn live() -> usize {
-    DOMAINS.with(|cell| {
-        let registry = cell.borrow();
-        registry.slots.len() - registry.free.len()
-    })
+    DOMAINS.with(|cell| cell.borrow().domains.live())
 }

@@ -14,21 +14,10 @@ use crate::boundary::registry;
 use crate::evaluation::spans::{attrs, span_id};
 use crate::hot_path::raw_call::{
     args, bool_arg, bool_value, f64_arg, f64_value, function_table, i32_arg, is_nullish,
-    read_string, respond, string_array, string_value, u32_arg, u32_value, undefined, with_strings,
-    Callback,
+    optional_string, raw_callback, read_string, respond, string_array, string_value, u32_arg,
+    u32_value, undefined, with_strings, Callback,
 };
 use crate::hot_path::tool_span::{close_tool_span, open_tool_span, push_span_id};
-
-/// One raw callback: `$body` computes the JS result from `$env` and `$info`.
-macro_rules! raw_callback {
-    ($name:ident, |$env:ident, $info:ident| $body:block) => {
-        unsafe extern "C" fn $name($env: napi_env, $info: napi_callback_info) -> napi_value {
-            // SAFETY: Node passes the env and callback info of this very call, and every
-            // value read through them stays live for the call.
-            unsafe { respond($env, || $body) }
-        }
-    };
-}
 
 fn kind_of(code: i32) -> NodeKind {
     if code < 0 {
@@ -114,21 +103,6 @@ raw_callback!(current_span, |env, info| {
     let span = registry::with(domain, |d| d.current_span(task).map_err(engine_error))?;
     string_value(env, &span.to_string())
 });
-
-/// An optional string argument: `undefined`/`null` is `None`.
-///
-/// # Safety
-/// `value` must be a live value of `env`.
-unsafe fn optional_string(env: napi_env, value: napi_value) -> Result<Option<String>> {
-    // SAFETY: the caller's contract.
-    if unsafe { is_nullish(env, value) }? {
-        return Ok(None);
-    }
-    let mut out = String::new();
-    // SAFETY: the caller's contract.
-    unsafe { read_string(env, value, &mut out) }?;
-    Ok(Some(out))
-}
 
 raw_callback!(enter_agent, |env, info| {
     let [domain, task, has_provider, provider, model, system, sandboxed] = args::<7>(env, info)?;

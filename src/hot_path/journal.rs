@@ -16,20 +16,10 @@ use napi_derive::napi;
 use crate::boundary::guard::{engine_error, guard};
 use crate::boundary::registry;
 use crate::hot_path::raw_call::{
-    args, bool_arg, f64_arg, f64_value, function_table, is_nullish, read_string, respond,
-    string_value, u32_arg, u32_value, with_strings, Callback,
+    args, bool_arg, f64_arg, f64_value, function_table, is_nullish, optional_string, raw_callback,
+    read_string, respond, string_value, u32_arg, u32_value, with_strings, Callback,
 };
 use crate::journal::index as journal_index;
-
-macro_rules! raw_callback {
-    ($name:ident, |$env:ident, $info:ident| $body:block) => {
-        unsafe extern "C" fn $name($env: napi_env, $info: napi_callback_info) -> napi_value {
-            // SAFETY: Node passes the env and callback info of this very call, and every
-            // value read through them stays live for the call.
-            unsafe { respond($env, || $body) }
-        }
-    };
-}
 
 /// What `journalAgent` decided.
 enum Step {
@@ -234,13 +224,7 @@ raw_callback!(journal_local_text, |env, info| {
     // A JS number below 2^53 (lib/core/node.js numbers nodes; see `aml_engine::Identity`).
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let identity = f64_arg(env, identity)? as u64;
-    let provider = if is_nullish(env, provider)? {
-        None
-    } else {
-        let mut name = String::new();
-        read_string(env, provider, &mut name)?;
-        Some(name)
-    };
+    let provider = optional_string(env, provider)?;
     let entry = AgentEntry {
         has_provider: bool_arg(env, has_provider)?,
         provider,
@@ -282,13 +266,7 @@ raw_callback!(journal_index_add, |env, info| {
     read_string(env, kind, &mut kind_text)?;
     let kind = EntryKind::parse(&kind_text)
         .ok_or_else(|| Error::from_reason("AML journal entry kind must be agent or tool"))?;
-    let text = if is_nullish(env, text)? {
-        None
-    } else {
-        let mut out = String::new();
-        read_string(env, text, &mut out)?;
-        Some(out)
-    };
+    let text = optional_string(env, text)?;
     let slot = u32_arg(env, slot)?;
     journal_index::with(index, |journal| {
         let entry = Indexed {

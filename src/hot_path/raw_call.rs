@@ -19,6 +19,19 @@ use napi::{Error, JsError, Result, Status};
 use crate::boundary::exact_text::{decode_to_utf16, encode_utf16, needs_decode, needs_exact_read};
 use crate::boundary::guard::guard;
 
+/// One raw callback: `$body` computes the JS result from `$env` and `$info`. The caller
+/// imports `napi_env`, `napi_callback_info`, `napi_value` and `respond`.
+macro_rules! raw_callback {
+    ($name:ident, |$env:ident, $info:ident| $body:block) => {
+        unsafe extern "C" fn $name($env: napi_env, $info: napi_callback_info) -> napi_value {
+            // SAFETY: Node passes the env and callback info of this very call, and every
+            // value read through them stays live for the call.
+            unsafe { respond($env, || $body) }
+        }
+    };
+}
+pub(crate) use raw_callback;
+
 /// Reads up to `N` arguments; missing ones are `undefined`.
 ///
 /// # Safety
@@ -99,6 +112,21 @@ pub unsafe fn is_nullish(env: napi_env, value: napi_value) -> Result<bool> {
     // SAFETY: the caller's contract.
     check(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
     Ok(kind == sys::ValueType::napi_undefined || kind == sys::ValueType::napi_null)
+}
+
+/// An optional string argument: `undefined`/`null` is `None`.
+///
+/// # Safety
+/// `value` must be a live value of `env`.
+pub unsafe fn optional_string(env: napi_env, value: napi_value) -> Result<Option<String>> {
+    // SAFETY: the caller's contract.
+    if unsafe { is_nullish(env, value) }? {
+        return Ok(None);
+    }
+    let mut out = String::new();
+    // SAFETY: the caller's contract.
+    unsafe { read_string(env, value, &mut out) }?;
+    Ok(Some(out))
 }
 
 thread_local! {

@@ -6,58 +6,31 @@
 use std::cell::RefCell;
 
 use crate::boundary::guard::guard;
+use crate::boundary::local_slots::LocalSlots;
 use aml_journal::JournalIndex;
 use napi::{Error, Result};
 use napi_derive::napi;
 
-#[derive(Default)]
-struct Indexes {
-    slots: Vec<Option<JournalIndex>>,
-    free: Vec<u32>,
-}
-
 thread_local! {
-    static INDEXES: RefCell<Indexes> = RefCell::new(Indexes::default());
+    static INDEXES: RefCell<LocalSlots<JournalIndex>> = RefCell::new(LocalSlots::default());
 }
 
 fn insert() -> u32 {
-    INDEXES.with(|cell| {
-        let mut indexes = cell.borrow_mut();
-        match indexes.free.pop() {
-            Some(id) => {
-                indexes.slots[id as usize] = Some(JournalIndex::default());
-                id
-            }
-            None => {
-                indexes.slots.push(Some(JournalIndex::default()));
-                (indexes.slots.len() - 1) as u32
-            }
-        }
-    })
+    INDEXES.with(|cell| cell.borrow_mut().insert(JournalIndex::default()))
 }
 
 /// Runs `f` on index `id`; an unknown handle is a JS error, never a panic.
 pub fn with<T>(id: u32, f: impl FnOnce(&mut JournalIndex) -> Result<T>) -> Result<T> {
-    INDEXES.with(|cell| {
-        let mut indexes = cell.borrow_mut();
-        match indexes.slots.get_mut(id as usize).and_then(Option::as_mut) {
-            Some(index) => f(index),
-            None => Err(Error::from_reason("AML journal index is closed")),
-        }
+    INDEXES.with(|cell| match cell.borrow_mut().get_mut(id) {
+        Some(index) => f(index),
+        None => Err(Error::from_reason("AML journal index is closed")),
     })
 }
 
 /// Live indexes (tests check that collected handles free theirs).
 #[napi]
 pub fn live_journal_indexes() -> Result<u32> {
-    guard(|| {
-        Ok({
-            INDEXES.with(|cell| {
-                let indexes = cell.borrow();
-                (indexes.slots.len() - indexes.free.len()) as u32
-            })
-        })
-    })
+    guard(|| Ok(INDEXES.with(|cell| cell.borrow().live() as u32)))
 }
 
 /// One journal's entries by key, native (see the module comment).
@@ -86,11 +59,7 @@ impl Drop for JournalIndexHandle {
         // During thread teardown the table may already be gone: nothing left to free.
         let _ = INDEXES.try_with(|cell| {
             if let Ok(mut indexes) = cell.try_borrow_mut() {
-                if let Some(slot) = indexes.slots.get_mut(id as usize) {
-                    if slot.take().is_some() {
-                        indexes.free.push(id);
-                    }
-                }
+                indexes.remove(id);
             }
         });
     }

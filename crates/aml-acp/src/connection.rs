@@ -251,14 +251,8 @@ async fn write_loop(mut stdin: Input, mut outgoing: mpsc::Receiver<Vec<u8>>) {
     }
 }
 
-async fn stderr_loop(mut stderr: Output, shared: Arc<Shared>, done: CancellationToken) {
-    while let Ok(Some(chunk)) = stderr.read_chunk().await {
-        shared
-            .stderr
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(&chunk);
-    }
+async fn stderr_loop(stderr: Output, shared: Arc<Shared>, done: CancellationToken) {
+    Tail::collect(stderr, &shared.stderr).await;
     done.cancel();
 }
 

@@ -102,8 +102,19 @@ pub const PATH_NOT_NORMALIZED: &str =
     "ACP Agent launch file path must be a normalized relative path";
 pub const PATH_OUTSIDE: &str = "ACP Agent launch file path must remain inside its state directory";
 
-/// Checks a launch file path: relative, forward-slash, already normalised, not escaping.
-pub fn check_path(path: &str) -> Result<(), LaunchFileError> {
+/// Why a launch file path is refused. One rule for the files written on the host (here) and
+/// in a Sandbox guest (`lib/agents/acp/sandbox-launch.js`, through `acpLaunchPathProblem`);
+/// each side words the refusal for its own root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathProblem {
+    /// Not relative, forward-slash and already normalised.
+    NotNormalized,
+    /// Normalised, but a `..` segment leaves the root.
+    Outside,
+}
+
+/// The launch file path rule: relative, forward-slash, already normalised, not escaping.
+pub fn path_problem(path: &str) -> Option<PathProblem> {
     let normalized = !path.is_empty()
         && !path.starts_with('/')
         && !path.contains('\\')
@@ -113,13 +124,22 @@ pub fn check_path(path: &str) -> Result<(), LaunchFileError> {
             .split('/')
             .all(|segment| !segment.is_empty() && segment != ".");
     if !normalized {
-        return Err(LaunchFileError::Path(PATH_NOT_NORMALIZED));
+        return Some(PathProblem::NotNormalized);
     }
     // A normalised path keeps only leading `..` segments; any of them escapes.
     if path.split('/').any(|segment| segment == "..") {
-        return Err(LaunchFileError::Path(PATH_OUTSIDE));
+        return Some(PathProblem::Outside);
     }
-    Ok(())
+    None
+}
+
+/// Checks a launch file path for the host state directory (the documented TypeErrors).
+pub fn check_path(path: &str) -> Result<(), LaunchFileError> {
+    match path_problem(path) {
+        None => Ok(()),
+        Some(PathProblem::NotNormalized) => Err(LaunchFileError::Path(PATH_NOT_NORMALIZED)),
+        Some(PathProblem::Outside) => Err(LaunchFileError::Path(PATH_OUTSIDE)),
+    }
 }
 
 /// Writes `files` under `state` (directories 0700, files 0600 or 0700 when executable),

@@ -37,7 +37,8 @@ pub use config::{ConfigEntry, ConfigTarget};
 pub use error::{signal_name, AcpError, ErrorKind};
 pub use events::{Detail, Event, ProcessFact, UpdateDetail};
 pub use launch::{
-    check_path, create_state_directory, write_launch_files, Launch, LaunchFile, LaunchFileError,
+    check_path, create_state_directory, path_problem, write_launch_files, Launch, LaunchFile,
+    LaunchFileError, PathProblem,
 };
 pub use permission::PermissionPolicy;
 pub use relay::{Relay, INVALID_READINESS, RELAY_LINE_LIMIT};

@@ -166,14 +166,8 @@ async fn failure(shared: &Shared, child: &Child) -> String {
     format!("Sandbox MCP relay failed: {detail}")
 }
 
-async fn collect_stderr(mut stderr: Output, shared: Arc<Shared>) {
-    while let Ok(Some(chunk)) = stderr.read_chunk().await {
-        shared
-            .tail
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(&chunk);
-    }
+async fn collect_stderr(stderr: Output, shared: Arc<Shared>) {
+    Tail::collect(stderr, &shared.tail).await;
     shared.stderr_done.send_replace(true);
 }
 

@@ -1,6 +1,10 @@
 //! A bounded tail of the agent's stderr: the last `limit` bytes, for error messages. A
 //! stderr flood costs amortised O(bytes) copying and never more than `2 × limit` of memory.
 
+use std::sync::Mutex;
+
+use crate::transport::Output;
+
 pub struct Tail {
     limit: usize,
     bytes: Vec<u8>,
@@ -26,6 +30,14 @@ impl Tail {
         if self.bytes.len() > 2 * self.limit {
             let excess = self.bytes.len() - self.limit;
             self.bytes.drain(..excess);
+        }
+    }
+
+    /// Reads `stderr` to its end (or first read error) into `tail`: the agent's and the
+    /// relay's stderr alike.
+    pub async fn collect(mut stderr: Output, tail: &Mutex<Tail>) {
+        while let Ok(Some(chunk)) = stderr.read_chunk().await {
+            tail.lock().unwrap_or_else(|p| p.into_inner()).push(&chunk);
         }
     }
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::error::DockerError;
 use crate::http::{self, expect, Upgraded};
@@ -138,13 +138,21 @@ impl Docker {
             body["User"] = json!(user);
         }
         let path = self.path(&format!("/containers/create?name={}", query(&spec.name)));
-        let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
+        // An empty id is returned as it is: the container may exist all the same, so the
+        // Sandbox removes it by name and reports its own documented error.
+        self.create(&path, &body, "create").await
+    }
+
+    /// `POST` of a create request (container or exec): 201 with the new object's id, `""`
+    /// when the answer names none (each caller decides what that means).
+    async fn create(&self, path: &str, body: &Value, what: &str) -> Result<String, DockerError> {
+        let bytes = serde_json::to_vec(body).expect("a JSON value serializes");
         let response = expect(
-            http::request(&self.socket, "POST", &path, Some(&bytes)).await?,
+            http::request(&self.socket, "POST", path, Some(&bytes)).await?,
             &[201],
         )?;
         let created: Created = serde_json::from_slice(&response.body)
-            .map_err(|e| DockerError::Protocol(format!("invalid create answer: {e}")))?;
+            .map_err(|e| DockerError::Protocol(format!("invalid {what} answer: {e}")))?;
         Ok(created.id.unwrap_or_default())
     }
 
@@ -233,17 +241,13 @@ impl Docker {
             body["User"] = json!(user);
         }
         let path = self.path(&format!("/containers/{}/exec", query(container)));
-        let bytes = serde_json::to_vec(&body).expect("a JSON value serializes");
-        let response = expect(
-            http::request(&self.socket, "POST", &path, Some(&bytes)).await?,
-            &[201],
-        )?;
-        let created: Created = serde_json::from_slice(&response.body)
-            .map_err(|e| DockerError::Protocol(format!("invalid exec answer: {e}")))?;
-        created
-            .id
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| DockerError::Protocol("the daemon created an exec without an id".into()))
+        let id = self.create(&path, &body, "exec").await?;
+        if id.is_empty() {
+            return Err(DockerError::Protocol(
+                "the daemon created an exec without an id".into(),
+            ));
+        }
+        Ok(id)
     }
 
     /// Starts an exec attached: the connection becomes its stdin (write half) and its

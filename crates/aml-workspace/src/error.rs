@@ -152,6 +152,15 @@ fn errno_name(errno: i32) -> &'static str {
     }
 }
 
+/// What counts as an absent object: a missing path, or a path through a file (as absent as
+/// a missing one). Reads, listings and bulk restores alike.
+pub(crate) fn is_absent(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

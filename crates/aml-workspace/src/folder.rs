@@ -102,16 +102,26 @@ pub async fn upload(
 
 /// One `write` per file (stores without a bulk path), stopping at the first failure or abort.
 async fn upload_each(lease: &dyn StorageLease, files: &[LocalFile], cancel: &Cancel) -> Result<()> {
+    each_until_failure(files, |file| Box::pin(upload_one(lease, file, cancel))).await
+}
+
+/// Runs `job` for every item through `run_all`; after the first failure the jobs not yet
+/// begun return at once. The one stop rule for uploads and restores alike.
+async fn each_until_failure<'a, T: Sync>(
+    items: &'a [T],
+    job: impl Fn(&'a T) -> BoxFuture<'a, Result<()>>,
+) -> Result<()> {
     let stop = Cancel::new();
-    let uploads: Vec<BoxFuture<'_, Result<()>>> = files
+    let jobs: Vec<BoxFuture<'a, Result<()>>> = items
         .iter()
-        .map(|file| -> BoxFuture<'_, Result<()>> {
+        .map(|item| -> BoxFuture<'a, Result<()>> {
             let stop = stop.clone();
+            let work = job(item);
             Box::pin(async move {
                 if stop.is_cancelled() {
                     return Ok(());
                 }
-                let outcome = upload_one(lease, file, cancel).await;
+                let outcome = work.await;
                 if outcome.is_err() {
                     stop.cancel();
                 }
@@ -119,7 +129,7 @@ async fn upload_each(lease: &dyn StorageLease, files: &[LocalFile], cancel: &Can
             })
         })
         .collect();
-    run_all(uploads).await
+    run_all(jobs).await
 }
 
 async fn upload_one(lease: &dyn StorageLease, file: &LocalFile, cancel: &Cancel) -> Result<()> {
@@ -349,24 +359,10 @@ async fn restore_each(
     dest: &Path,
     cancel: &Cancel,
 ) -> Result<()> {
-    let stop = Cancel::new();
-    let downloads: Vec<BoxFuture<'_, Result<()>>> = files
-        .iter()
-        .map(|file| -> BoxFuture<'_, Result<()>> {
-            let stop = stop.clone();
-            Box::pin(async move {
-                if stop.is_cancelled() {
-                    return Ok(());
-                }
-                let outcome = restore_one(lease, file, dest, cancel).await;
-                if outcome.is_err() {
-                    stop.cancel();
-                }
-                outcome
-            })
-        })
-        .collect();
-    run_all(downloads).await
+    each_until_failure(files, |file| {
+        Box::pin(restore_one(lease, file, dest, cancel))
+    })
+    .await
 }
 
 async fn restore_one(

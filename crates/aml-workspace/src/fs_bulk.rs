@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::blocking::blocking;
 use crate::cancel::{Cancel, Phase};
 use crate::confine::{create_file_with, file_mode, KnownDirs};
-use crate::error::{Result, WorkspaceError};
+use crate::error::{is_absent, Result, WorkspaceError};
 use crate::folder::{missing, refusal, unexpected_size};
 use crate::storage::{LocalFile, ObjectFile};
 
@@ -148,14 +148,7 @@ fn read_one(root: &Path, file: &ObjectFile, dest: &Path, known: &mut KnownDirs) 
     let at = root.join(&file.path);
     let source = match File::open(&at) {
         Ok(source) => source,
-        Err(error)
-            if matches!(
-                error.kind(),
-                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-            ) =>
-        {
-            return Err(missing(&file.entry))
-        }
+        Err(error) if is_absent(&error) => return Err(missing(&file.entry)),
         Err(error) => return Err(WorkspaceError::io(&error, "open", &at)),
     };
     let size = source

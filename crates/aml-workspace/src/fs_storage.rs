@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::blocking::blocking;
 use crate::cancel::Cancel;
-use crate::error::{Result, WorkspaceError};
+use crate::error::{is_absent, Result, WorkspaceError};
 use crate::lock::{DirLock, LockFailure, LockPolicy, ReleaseFailure};
 use crate::paths::{is_storage_path, is_storage_prefix, storage_segment, MAX_SEGMENT_BYTES};
 use crate::storage::{
@@ -251,15 +251,7 @@ impl StorageLease for FilesystemLease {
                     version,
                 }))
             }
-            // A path through a file is as absent as a missing one.
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                ) =>
-            {
-                Ok(None)
-            }
+            Err(error) if is_absent(&error) => Ok(None),
             Err(error) => Err(WorkspaceError::io(&error, "open", &at)),
         })
         .await
@@ -319,14 +311,7 @@ impl StorageLease for FilesystemLease {
             while let Some(dir) = pending.pop() {
                 let entries = match fs::read_dir(&dir) {
                     Ok(entries) => entries,
-                    Err(error)
-                        if matches!(
-                            error.kind(),
-                            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                        ) =>
-                    {
-                        continue
-                    }
+                    Err(error) if is_absent(&error) => continue,
                     Err(error) => return Err(WorkspaceError::io(&error, "scandir", &dir)),
                 };
                 for entry in entries {

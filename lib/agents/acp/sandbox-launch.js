@@ -8,6 +8,8 @@
 
 import { randomUUID } from "node:crypto"
 
+import { acpLaunchPathProblem } from "../../core/native.js"
+
 const WRITE = 'umask 077 && printf %s "$AML_MATERIALIZED_FILE" > "$1"'
 const MKDIR = 'umask 077 && mkdir -p -- "$1"'
 
@@ -54,17 +56,12 @@ export async function removeGuestState(name, sandbox, directory) {
   }
 }
 
+// The path rule is the host launch files' own (aml_acp::path_problem); only the wording
+// names the guest root.
 function checkFile(file) {
-  const path = file.path
-  const normalized =
-    path.length > 0 &&
-    !path.startsWith("/") &&
-    !path.includes("\\") &&
-    !path.includes("\0") &&
-    !path.endsWith("/") &&
-    path.split("/").every((segment) => segment !== "" && segment !== ".")
-  if (!normalized) throw new TypeError("Sandbox materialized file path must be a normalized relative path")
-  if (path.split("/").includes("..")) throw new TypeError("Sandbox materialized file path must remain inside its root")
+  const problem = acpLaunchPathProblem(file.path)
+  if (problem === "not-normalized") throw new TypeError("Sandbox materialized file path must be a normalized relative path")
+  if (problem === "outside") throw new TypeError("Sandbox materialized file path must remain inside its root")
   if (file.content.includes("\0")) throw new TypeError("Sandbox materialized text file cannot contain a null byte")
 }
 

@@ -18,34 +18,23 @@ import {
   dockerRun,
   hostDirectoryResolve,
 } from "../../core/native.js"
-import { isNormalized } from "../../checks/normalized.js"
+import { checkOptionsRecord, maxOutputBytesOption, normalizedOption } from "../options.js"
 import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
 import { isTimerDelay } from "../../checks/timer-delay.js"
 import { guestCwd } from "../portable-path.js"
 
 const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
-const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 const GUEST_ROOT = "/workspace"
 // The container's main process: a shell that sleeps until the container is removed.
 const KEEPALIVE = "trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done"
 
-function optionString(value, name) {
-  if (value === undefined) return undefined
-  if (!isNormalized(value) || value.includes("\0")) {
-    throw new TypeError(`Docker Sandbox ${name} must be a non-empty normalized string`)
-  }
-  return value
-}
+const LABEL = "Docker Sandbox"
+const optionString = (value, name) => normalizedOption(LABEL, value, name)
 
 function readOptions(options) {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError("Docker Sandbox options must be an object")
-  }
-  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
-  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
-    throw new RangeError("Docker Sandbox maxOutputBytes must be a positive safe integer")
-  }
+  checkOptionsRecord(LABEL, options)
+  const maxOutputBytes = maxOutputBytesOption(LABEL, options.maxOutputBytes)
   const workspace = optionString(options.workspace, "workspace")
   return {
     image: optionString(options.image, "image") ?? DEFAULT_IMAGE,

@@ -10,32 +10,20 @@ import { join, resolve } from "node:path"
 import { childEnv, signalName, spawnError } from "../../process/host-process.js"
 import { spawnLocalProcess } from "../../process/local-process.js"
 import { cancellationCancel, cancellationCreate, cancellationRelease, hostDirectoryResolve, processExec } from "../../core/native.js"
-import { isNormalized } from "../../checks/normalized.js"
+import { checkOptionsRecord, maxOutputBytesOption, normalizedOption } from "../options.js"
 import { registerHostFiles } from "../host-files.js"
 import { SandboxCommand } from "../provider.js"
 
-const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 const PIPES_FAILED = "Local process transport failed to create process pipes"
 const READ_ONLY = "Local Sandbox cannot execute under read-only access because host processes cannot enforce it"
 
-function optionString(value, name) {
-  if (value === undefined) return undefined
-  if (!isNormalized(value) || value.includes("\0")) {
-    throw new TypeError(`Local Sandbox ${name} must be a non-empty normalized string`)
-  }
-  return value
-}
+const LABEL = "Local Sandbox"
 
 function readOptions(options) {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError("Local Sandbox options must be an object")
-  }
-  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
-  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
-    throw new RangeError("Local Sandbox maxOutputBytes must be a positive safe integer")
-  }
-  const setup = optionString(options.setup, "setup")
-  const workspace = optionString(options.workspace, "workspace")
+  checkOptionsRecord(LABEL, options)
+  const maxOutputBytes = maxOutputBytesOption(LABEL, options.maxOutputBytes)
+  const setup = normalizedOption(LABEL, options.setup, "setup")
+  const workspace = normalizedOption(LABEL, options.workspace, "workspace")
   return { maxOutputBytes, setup, workspace: workspace === undefined ? undefined : resolve(workspace) }
 }
 

@@ -19,19 +19,14 @@
 import { randomUUID } from "node:crypto"
 import { resolve } from "node:path"
 
-import {
-  DEFAULT_IMAGE,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  acquireRemote,
-  isObject,
-  optionString,
-  shellQuote,
-} from "./remote-sandbox.js"
+import { DEFAULT_IMAGE, acquireRemote, optionString, shellQuote } from "./remote-sandbox.js"
+import { checkOptionsRecord, maxOutputBytesOption } from "../options.js"
+import { optionalPeer } from "../../core/optional-peer.js"
 
 const LABEL = "Daytona Sandbox"
 
 function readOptions(options) {
-  if (!isObject(options)) throw new TypeError(`${LABEL} options must be an object`)
+  checkOptionsRecord(LABEL, options)
   if (options.client !== undefined && options.config !== undefined) {
     throw new TypeError(`${LABEL} accepts either client or config, not both`)
   }
@@ -41,10 +36,7 @@ function readOptions(options) {
   if (options.image !== undefined && options.snapshot !== undefined) {
     throw new TypeError(`${LABEL} accepts either image or snapshot, not both`)
   }
-  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
-  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
-    throw new RangeError(`${LABEL} maxOutputBytes must be a positive safe integer`)
-  }
+  const maxOutputBytes = maxOutputBytesOption(LABEL, options.maxOutputBytes)
   const workspace = optionString(LABEL, options.workspace, "workspace")
   return {
     client: options.client,
@@ -59,13 +51,13 @@ function readOptions(options) {
 }
 
 /** The SDK, imported once on first use; a clear error names the missing package. */
-let sdk
+const loadSdk = optionalPeer(
+  () => import("@daytona/sdk"),
+  (cause) => new Error(`${LABEL} requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client`, { cause }),
+)
+
 async function loadClient(config) {
-  sdk ??= import("@daytona/sdk").catch((error) => {
-    sdk = undefined
-    throw new Error(`${LABEL} requires the optional peer dependency "@daytona/sdk" (npm install @daytona/sdk) or an application-supplied client`, { cause: error })
-  })
-  const { Daytona } = await sdk
+  const { Daytona } = await loadSdk()
   return new Daytona(config)
 }
 

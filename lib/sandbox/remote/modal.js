@@ -17,19 +17,18 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-import { DEFAULT_IMAGE, DEFAULT_MAX_OUTPUT_BYTES, acquireRemote, isObject, optionString } from "./remote-sandbox.js"
+import { DEFAULT_IMAGE, acquireRemote, optionString } from "./remote-sandbox.js"
+import { checkOptionsRecord, maxOutputBytesOption } from "../options.js"
+import { optionalPeer } from "../../core/optional-peer.js"
 
 const LABEL = "Modal Sandbox"
 
 function readOptions(options) {
-  if (!isObject(options)) throw new TypeError(`${LABEL} options must be an object`)
+  checkOptionsRecord(LABEL, options)
   if (options.client !== undefined && options.config !== undefined) {
     throw new TypeError(`${LABEL} accepts either client or config, not both`)
   }
-  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
-  if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes <= 0) {
-    throw new RangeError(`${LABEL} maxOutputBytes must be a positive safe integer`)
-  }
+  const maxOutputBytes = maxOutputBytesOption(LABEL, options.maxOutputBytes)
   const workspace = optionString(LABEL, options.workspace, "workspace")
   return {
     appName: optionString(LABEL, options.appName, "appName") ?? "aml-jsx",
@@ -43,13 +42,14 @@ function readOptions(options) {
   }
 }
 
-let sdk
+/** The SDK, imported once on first use; a clear error names the missing package. */
+const loadSdk = optionalPeer(
+  () => import("modal"),
+  (cause) => new Error(`${LABEL} requires the optional peer dependency "modal" (npm install modal) or an application-supplied client`, { cause }),
+)
+
 async function loadClient(config) {
-  sdk ??= import("modal").catch((error) => {
-    sdk = undefined
-    throw new Error(`${LABEL} requires the optional peer dependency "modal" (npm install modal) or an application-supplied client`, { cause: error })
-  })
-  const { ModalClient } = await sdk
+  const { ModalClient } = await loadSdk()
   return new ModalClient(config)
 }
 

@@ -21,13 +21,9 @@ import { hostDirectoryResolve } from "../../core/native.js"
 import { SandboxCommand } from "../provider.js"
 import { guestCwd } from "../portable-path.js"
 import { killGroupScript } from "../guest-group.js"
-import { isRecord as isObject } from "../../checks/shapes.js"
 
-/** The documented defaults both hosted providers share (INVENTORY BS-3, BS-4). */
+/** The documented default image both hosted providers share (INVENTORY BS-3, BS-4). */
 export const DEFAULT_IMAGE = "wearesingular/aml-agent-sandbox:latest"
-export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024
-
-export { isRecord as isObject } from "../../checks/shapes.js"
 
 /** An optional non-empty string option of the provider labelled `label`. */
 export function optionString(label, value, name) {

@@ -9,17 +9,13 @@
 
 import { s3StorageCreateForClient } from "../../core/native.js"
 import { createS3LeaseStorage } from "./native-storage.js"
-
-let sdkModule
+import { optionalPeer } from "../../core/optional-peer.js"
 
 /** The application's @aws-sdk/client-s3, loaded on first use. */
-export function loadS3Sdk() {
-  sdkModule ??= import("@aws-sdk/client-s3").catch((cause) => {
-    sdkModule = undefined
-    throw new Error("S3 Workspace client requires the @aws-sdk/client-s3 package", { cause })
-  })
-  return sdkModule
-}
+export const loadS3Sdk = optionalPeer(
+  () => import("@aws-sdk/client-s3"),
+  (cause) => new Error("S3 Workspace client requires the @aws-sdk/client-s3 package", { cause }),
+)
 
 function status(error) {
   return error?.$metadata?.httpStatusCode

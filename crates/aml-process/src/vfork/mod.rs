@@ -30,7 +30,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
 use self::child::{child_main, Plan, SHELL};
-use self::sys::{BlockedSignals, ChildStack};
+use self::sys::ChildStack;
 use crate::launch::Launch;
 
 mod child;
@@ -94,29 +94,17 @@ impl Starter {
             empty_mask: sys::empty_signal_set(),
             error: AtomicI32::new(0),
         };
-        let blocked = BlockedSignals::all()?;
-        let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
         // SAFETY: see the module docs. `child_main` never returns into this frame; it runs on
-        // `stack`, which is ours and unused by anyone else; `plan` and everything it points to
-        // (`paths`, `argv`, `envp`, `script_argv`, `launch`) live in this frame until after
-        // clone returns, which CLONE_VFORK delays until the child no longer uses them (exec
-        // replaced its memory, or it exited); every signal is blocked (`blocked`), so no host
-        // handler can run in the child before it resets them.
+        // `stack`; `plan` and everything it points to (`paths`, `argv`, `envp`, `script_argv`,
+        // `launch`) live in this frame until after clone returns, which CLONE_VFORK delays
+        // until the child no longer uses them (exec replaced its memory, or it exited).
         let pid = unsafe {
-            libc::clone(
+            sys::clone_vfork(
                 child_main,
-                stack.top(),
-                flags,
+                stack,
                 ptr::from_ref(&plan).cast_mut().cast::<c_void>(),
-            )
+            )?
         };
-        // Read errno before anything else can change it. Only meaningful on failure: after a
-        // successful clone it may hold the child's errno (shared TLS), which is reported below.
-        let clone_error = (pid == -1).then(io::Error::last_os_error);
-        drop(blocked);
-        if let Some(error) = clone_error {
-            return Err(error);
-        }
         // Relaxed is enough: a failing child stores before it exits, and clone returns only
         // after that exit.
         match plan.error.load(Ordering::Relaxed) {

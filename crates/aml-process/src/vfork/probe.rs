@@ -13,30 +13,21 @@ use std::io;
 use std::ptr;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use super::sys::{BlockedSignals, ChildStack};
+use super::sys::{clone_vfork, ChildStack};
 
 /// Runs the probe child on `stack` and reports whether its store reached our memory.
 pub(crate) fn shares_memory(stack: &mut ChildStack) -> io::Result<bool> {
     let flag = AtomicI32::new(0);
-    let blocked = BlockedSignals::all()?;
-    let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
-    // SAFETY: as in `Starter::start` (vfork/mod.rs): `probe_main` runs on our unused `stack`,
-    // touches nothing but `flag` (alive in this frame until after the child is reaped below)
-    // and exits without returning; every signal is blocked across clone, and the child never
-    // unblocks them.
+    // SAFETY: as in `Starter::start` (vfork/mod.rs): `probe_main` touches nothing but `flag`
+    // (alive in this frame until after the child is reaped below) and exits without
+    // returning; the child never unblocks the signals `clone_vfork` blocked.
     let pid = unsafe {
-        libc::clone(
+        clone_vfork(
             probe_main,
-            stack.top(),
-            flags,
+            stack,
             ptr::from_ref(&flag).cast_mut().cast::<c_void>(),
-        )
+        )?
     };
-    let error = (pid == -1).then(io::Error::last_os_error);
-    drop(blocked);
-    if let Some(error) = error {
-        return Err(error);
-    }
     // Reaped before the flag is read: with real vfork the child has exited already; under a
     // fork emulation it may still be running, and only its exit proves the store is done.
     crate::sys::reap_blocking(pid);

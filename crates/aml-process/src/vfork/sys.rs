@@ -1,6 +1,6 @@
 //! The system calls the parent side of `vfork/` needs, each with its safety argument.
 
-use std::ffi::c_void;
+use std::ffi::{c_int, c_void};
 use std::io;
 use std::ptr;
 
@@ -90,4 +90,30 @@ impl Drop for BlockedSignals {
         // guard is a local of the spawner thread and never moves across threads).
         unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.0, ptr::null_mut()) };
     }
+}
+
+/// `clone(CLONE_VM | CLONE_VFORK | SIGCHLD)` of `main(arg)` on `stack` with every signal
+/// blocked across the call: the one way both the starter and the memory probe make a vfork
+/// child, so the probe tests exactly what the starter does. Returns once the child has
+/// exec'd or exited. errno is read before anything else can change it; after a successful
+/// clone it may hold the child's errno (shared TLS), so it is only reported on failure.
+///
+/// # Safety
+/// `main` must never return into the caller's frame (it execs or `_exit`s), must run on
+/// `stack` alone, and everything `arg` points to must outlive this call; the child shares
+/// the caller's memory until then.
+pub(crate) unsafe fn clone_vfork(
+    main: extern "C" fn(*mut c_void) -> c_int,
+    stack: &ChildStack,
+    arg: *mut c_void,
+) -> io::Result<libc::pid_t> {
+    let blocked = BlockedSignals::all()?;
+    let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+    // SAFETY: the caller's contract above; the stack is ours and unused by anyone else, and
+    // every signal is blocked (`blocked`), so no host handler can run in the child before it
+    // resets them.
+    let pid = unsafe { libc::clone(main, stack.top(), flags, arg) };
+    let error = (pid == -1).then(io::Error::last_os_error);
+    drop(blocked);
+    error.map_or(Ok(pid), Err)
 }
