@@ -36,6 +36,7 @@ mod task;
 mod text_agent;
 pub mod trace;
 mod trace_batch;
+mod trace_compact;
 mod trace_json;
 mod usage;
 mod workspace;
@@ -61,6 +62,7 @@ pub use trace::{
     trace_clock_ms, AttrValue, SpanFailure, SpanKind, SpanStatus, TraceRecord, TraceTap,
 };
 pub use trace_batch::{TraceBatch, TraceStrings};
+pub use trace_compact::CompactField;
 pub use trace_json::attributes_from_json;
 pub use usage::{acp_usage, BadUsage, Reported, Usage, USAGE_FIELDS};
 pub use workspace::Channel;

@@ -22,7 +22,8 @@
 use std::collections::HashMap;
 
 use crate::span_id::SpanId;
-use crate::trace::{AttrValue, Attributes, SpanStatus, TraceRecord};
+use crate::trace::{AttrValue, Attributes, TraceRecord};
+use crate::trace_compact::CompactField;
 
 /// Strings longer than this stay in their batch (prompts, outputs, paths): the table keeps
 /// what recurs.
@@ -105,65 +106,15 @@ impl Encoder<'_> {
     }
 
     fn record(&mut self, record: &TraceRecord, content: bool) {
-        let sensitive = match record {
-            TraceRecord::SpanStart {
-                span_id,
-                parent,
-                at,
-                kind,
-                name,
-                attributes,
-                sensitive,
-                ..
-            } => {
-                self.numbers.push(0.0);
-                self.span(*span_id);
-                match parent {
-                    Some(parent) => self.span(*parent),
-                    None => self.numbers.push(-1.0),
-                }
-                self.string(kind.as_str());
-                self.string(name);
-                self.numbers.push(*at);
-                self.attributes(attributes);
-                sensitive
-            }
-            TraceRecord::SpanEnd {
-                span_id,
-                kind,
-                status,
-                duration_ms,
-                attributes,
-                sensitive,
-                ..
-            } => {
-                self.numbers.push(1.0);
-                self.span(*span_id);
-                self.string(kind.as_str());
-                let failed = f64::from(u8::from(*status == SpanStatus::Error));
-                self.numbers.extend([failed, duration_ms.max(0.0)]);
-                self.attributes(attributes);
-                sensitive
-            }
-            TraceRecord::Point {
-                span_id,
-                at,
-                name,
-                attributes,
-                sensitive,
-                ..
-            } => {
-                self.numbers.push(2.0);
-                self.span(*span_id);
-                self.string(name);
-                self.numbers.push(*at);
-                self.attributes(attributes);
-                sensitive
-            }
-        };
-        if content {
-            self.attributes(sensitive);
-        }
+        record.compact_fields(content, |field| match field {
+            CompactField::Type(tag) => self.numbers.push(f64::from(tag)),
+            CompactField::Number(n) => self.numbers.push(n),
+            CompactField::Span(id) => self.span(id),
+            CompactField::NoSpan => self.numbers.push(-1.0),
+            CompactField::Text(text) => self.string(text),
+            CompactField::Bool(b) => self.numbers.push(f64::from(u8::from(b))),
+            CompactField::Attributes(attributes) => self.attributes(attributes),
+        });
     }
 }
 

@@ -1,15 +1,11 @@
 //! A trace record in the run's events file: the compact array of the record-sink protocol
-//! (lib/observability/trace-sink.js), which the studio page reads:
-//! - start `[0, spanId, parentSpanId | null, kind, name, at, attributes, sensitive?]`
-//! - end   `[1, spanId, kind, failed, durationMs, attributes, sensitive?]`
-//! - event `[2, spanId, name, at, attributes, sensitive?]`
-//!
-//! `sensitive` is written only for a run recorded with content (docs/STUDIO.md "Content
-//! policy"), and only when the record has some.
+//! (fields and order: `aml_engine::TraceRecord::compact_fields`), which the studio page reads.
+//! The sensitive attributes are written only for a run recorded with content (docs/STUDIO.md
+//! "Content policy").
 
 use aml_engine::trace::Attributes;
-use aml_engine::{SpanStatus, TraceRecord};
-use serde::ser::{SerializeMap, SerializeSeq};
+use aml_engine::{CompactField, TraceRecord};
+use serde::ser::{Error, SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 /// `record` as its compact array; `content`: the run keeps sensitive attributes.
@@ -33,62 +29,25 @@ impl Serialize for Attrs<'_> {
 impl Serialize for Compact<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(None)?;
-        let sensitive = match self.record {
-            TraceRecord::SpanStart {
-                span_id,
-                parent,
-                at,
-                kind,
-                name,
-                attributes,
-                sensitive,
-                ..
-            } => {
-                seq.serialize_element(&0)?;
-                seq.serialize_element(span_id)?;
-                seq.serialize_element(parent)?;
-                seq.serialize_element(kind)?;
-                seq.serialize_element(name)?;
-                seq.serialize_element(at)?;
-                seq.serialize_element(&Attrs(attributes))?;
-                sensitive
+        let mut failed = None;
+        self.record.compact_fields(self.content, |field| {
+            if failed.is_some() {
+                return;
             }
-            TraceRecord::SpanEnd {
-                span_id,
-                kind,
-                status,
-                duration_ms,
-                attributes,
-                sensitive,
-                ..
-            } => {
-                seq.serialize_element(&1)?;
-                seq.serialize_element(span_id)?;
-                seq.serialize_element(kind)?;
-                seq.serialize_element(&(*status == SpanStatus::Error))?;
-                seq.serialize_element(duration_ms)?;
-                seq.serialize_element(&Attrs(attributes))?;
-                sensitive
-            }
-            TraceRecord::Point {
-                span_id,
-                at,
-                name,
-                attributes,
-                sensitive,
-                ..
-            } => {
-                seq.serialize_element(&2)?;
-                seq.serialize_element(span_id)?;
-                seq.serialize_element(name)?;
-                seq.serialize_element(at)?;
-                seq.serialize_element(&Attrs(attributes))?;
-                sensitive
-            }
-        };
-        if self.content && !sensitive.is_empty() {
-            seq.serialize_element(&Attrs(sensitive))?;
+            let written = match field {
+                CompactField::Type(tag) => seq.serialize_element(&tag),
+                CompactField::Number(n) => seq.serialize_element(&n),
+                CompactField::Span(id) => seq.serialize_element(&id),
+                CompactField::NoSpan => seq.serialize_element(&()),
+                CompactField::Text(text) => seq.serialize_element(text),
+                CompactField::Bool(b) => seq.serialize_element(&b),
+                CompactField::Attributes(attributes) => seq.serialize_element(&Attrs(attributes)),
+            };
+            failed = written.err();
+        });
+        match failed {
+            Some(error) => Err(S::Error::custom(error)),
+            None => seq.end(),
         }
-        seq.end()
     }
 }
