@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 
 import { Agent, AmlRuntime, recordRuns } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider } from "@aml-jsx/sdk/testing"
@@ -26,6 +26,12 @@ function runsDir() {
 function records(runs: string, id: string): unknown[][] {
   const lines = readFileSync(join(runs, id, "events.jsonl"), "utf8").trim().split("\n")
   return lines.flatMap((line) => JSON.parse(line))
+}
+
+/** The warnings the recorder emits, kept instead of printed (a green run reads green). */
+function captureWarnings() {
+  const spy = vi.spyOn(process, "emitWarning").mockImplementation(() => {})
+  return { list: spy.mock.calls as unknown[][], restore: () => spy.mockRestore() }
 }
 
 const meta = (runs: string, id: string) => JSON.parse(readFileSync(join(runs, id, "run.json"), "utf8"))
@@ -78,18 +84,14 @@ describe("recordRuns", () => {
     writeFileSync(join(runs, "..", "blocker"), "")
     const runtime = new AmlRuntime({ agentProvider: provider })
     const stop = recordRuns(runtime, { dir: join(runs, "..", "blocker", "runs") })
-    const warnings: string[] = []
-    const onWarning = (warning: Error) => warnings.push(warning.message)
-    process.on("warning", onWarning)
+    const warnings = captureWarnings()
     try {
       expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("answer to a prompt")
       await stop()
-      // A warning is emitted on the next tick.
-      await new Promise((resolve) => process.nextTick(resolve))
     } finally {
-      process.off("warning", onWarning)
+      warnings.restore()
     }
-    expect(warnings.some((message) => message.includes("is no longer recorded"))).toBe(true)
+    expect(warnings.list).toEqual([[expect.stringMatching(/^AML run .* is no longer recorded: /), { code: "AML_RUN_RECORDING" }]])
   })
 
   it("a run whose directory is removed mid-run keeps running, and says so once", async () => {
@@ -105,17 +107,14 @@ describe("recordRuns", () => {
     }
     const runtime = new AmlRuntime({ agentProvider: removing })
     const stop = recordRuns(runtime, { dir: runs })
-    const warnings: string[] = []
-    const onWarning = (warning: Error) => warnings.push(warning.message)
-    process.on("warning", onWarning)
+    const warnings = captureWarnings()
     try {
       expect(await runtime.evaluate(<Agent>a prompt</Agent>)).toBe("done")
       await stop()
-      await new Promise((resolve) => process.nextTick(resolve))
     } finally {
-      process.off("warning", onWarning)
+      warnings.restore()
     }
-    expect(warnings.filter((message) => message.includes("is no longer recorded"))).toHaveLength(1)
+    expect(warnings.list).toEqual([[expect.stringMatching(/^AML run .* is no longer recorded: /), { code: "AML_RUN_RECORDING" }]])
   })
 
   it("stops recording when asked", async () => {
