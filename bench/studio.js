@@ -73,12 +73,15 @@ export async function studioBenchmarks() {
       ["an empty trace sink (tracing's own cost)", () => traced.evaluate(jsx(FanOut, {}))],
       ["recordRuns (events)", () => recorded.evaluate(jsx(FanOut, {}))],
       ["recordRuns + journal written (aml run)", cliRun],
+      // The journal's own recording, unrecorded (docs/JOURNAL.md): what `aml run` keeps for
+      // "re-run from here" costs this much before any record is written.
+      ["an in-memory journal, no recording", () => plain.evaluate(jsx(FanOut, {}), { journal: createMemoryJournal() })],
     ]
     const samples = modes.map(() => [])
     // Timed: until evaluate() settles (the record is completed off the JS thread after it).
     // Then each round waits for the record to be complete on disk, so no writer's work
     // spills into the next mode's round.
-    const settle = [undefined, undefined, settleRecorded, settleCli]
+    const settle = [undefined, undefined, settleRecorded, settleCli, undefined]
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       for (let k = 0; k < modes.length; k++) {
         const index = (round + k) % modes.length
@@ -94,6 +97,7 @@ export async function studioBenchmarks() {
     console.log(`${"  empty trace sink / no recording".padEnd(72)} ${(medians[1] / medians[0]).toFixed(2)}×`)
     console.log(`${"  recordRuns / no recording".padEnd(72)} ${(medians[2] / medians[0]).toFixed(2)}× (target ≤ 1.15×)`)
     console.log(`${"  recordRuns + journal / no recording".padEnd(72)} ${(medians[3] / medians[0]).toFixed(2)}× (target ≤ 1.15×)`)
+    console.log(`${"  in-memory journal alone / no recording".padEnd(72)} ${(medians[4] / medians[0]).toFixed(2)}×`)
     await pageOpen(join(dir, "runs"))
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -36,6 +36,7 @@ mod task;
 mod text_agent;
 pub mod trace;
 mod trace_batch;
+mod trace_clock;
 mod trace_compact;
 mod trace_json;
 mod usage;

@@ -10,12 +10,13 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::OnceLock;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::span_id::SpanId;
+pub use crate::trace_clock::trace_clock_ms;
+use crate::trace_clock::{clock_ms, now_ms, start_clock};
 use crate::usage::Usage;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -243,7 +244,7 @@ impl Default for Tracer {
     fn default() -> Self {
         // The trace clock's origin predates every instant a tracer takes, so no `at` is
         // clamped to 0 (which made durations disagree with `at` in the first traced span).
-        CLOCK_ORIGIN.get_or_init(Instant::now);
+        start_clock();
         Tracer {
             enabled: false,
             tap: None,
@@ -255,30 +256,6 @@ impl Default for Tracer {
             subtree_usage: HashMap::new(),
         }
     }
-}
-
-/// The process-wide origin of the trace clock: the first time anything asked for it.
-static CLOCK_ORIGIN: OnceLock<Instant> = OnceLock::new();
-
-/// Milliseconds of `instant` on the trace clock, a monotonic clock with sub-millisecond
-/// precision. A record's `timestamp` is whole `Date.now()` milliseconds (the public event
-/// field); `at` lets an exporter that receives records in batches place them exactly: it
-/// calibrates once against its own clock with [`trace_clock_ms`].
-fn clock_ms(instant: Instant) -> f64 {
-    let origin = *CLOCK_ORIGIN.get_or_init(Instant::now);
-    instant.saturating_duration_since(origin).as_secs_f64() * 1000.0
-}
-
-/// The trace clock now (see [`clock_ms`]).
-pub fn trace_clock_ms() -> f64 {
-    clock_ms(Instant::now())
-}
-
-fn now_ms() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as f64)
-        .unwrap_or(0.0)
 }
 
 impl Tracer {
@@ -294,6 +271,16 @@ impl Tracer {
     /// Attaches (or, with `None`, detaches) the in-process consumer of every later record.
     pub fn set_tap(&mut self, tap: Option<Box<dyn TraceTap>>) {
         self.tap = tap.map(Tap);
+    }
+
+    /// A record's `timestamp` (whole `Date.now()` ms): only the public events carry it, so
+    /// with no JS consumer (a tap alone, whose compact form leaves it out) the clock is not read.
+    fn wall_ms(&self) -> f64 {
+        if self.enabled {
+            now_ms()
+        } else {
+            0.0
+        }
     }
 
     /// Hands `record` to its consumers: the tap (a copy only while JS also consumes) and the
@@ -373,7 +360,7 @@ impl Tracer {
                 span_id: id,
                 parent,
                 sequence,
-                timestamp: now_ms(),
+                timestamp: self.wall_ms(),
                 at: clock_ms(started),
                 kind,
                 name: name.clone(),
@@ -438,7 +425,7 @@ impl Tracer {
             span_id: span.id,
             parent: span.parent,
             sequence,
-            timestamp: now_ms(),
+            timestamp: self.wall_ms(),
             at: clock_ms(ended),
             kind: span.kind,
             name: span.name,
@@ -486,7 +473,7 @@ impl Tracer {
             span_id: span,
             parent,
             sequence,
-            timestamp: now_ms(),
+            timestamp: self.wall_ms(),
             at: trace_clock_ms(),
             name,
             attributes,

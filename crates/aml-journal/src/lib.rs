@@ -75,10 +75,24 @@ pub fn header_workflow(line: &str) -> Option<String> {
 
 /// The record line of a plain-text Agent answer recorded natively (`JournalIndex::record_text`).
 pub fn agent_text_record(key: &str, digest: &Raw, text: &str) -> String {
-    // The facade's `JSON.stringify({ digest, key, kind: "agent", value: { text } })`.
-    let value = serde_json::json!({ "text": text });
-    serde_json::json!({ "digest": hex(digest), "key": key, "kind": "agent", "value": value })
-        .to_string()
+    // The facade's `JSON.stringify({ digest, key, kind: "agent", value: { text } })`, written
+    // field by field: a recorded run's journal formats thousands of these (building a JSON
+    // value per record cost its writer several times more).
+    let mut line = String::with_capacity(key.len() + text.len() + 128);
+    line.push_str(r#"{"digest":""#);
+    line.push_str(&hex(digest));
+    line.push_str(r#"","key":"#);
+    push_json_string(&mut line, key);
+    line.push_str(r#","kind":"agent","value":{"text":"#);
+    push_json_string(&mut line, text);
+    line.push_str("}}");
+    line
+}
+
+/// Appends `text` as a JSON string (serde_json's escaping).
+fn push_json_string(line: &mut String, text: &str) {
+    // Serializing a &str into a String cannot fail.
+    line.push_str(&serde_json::to_string(text).unwrap_or_default());
 }
 
 /// Whether `record` is one complete line of JSON (what a record must be).
