@@ -5,7 +5,8 @@
 //! live run sees a record within a second. [`Recorder::close`] has the writer take the rest,
 //! write the run's metadata and journal, and report back, off the JS thread.
 //!
-//! Why the JS thread serializes (measured with `npm run bench -- studio`): handing records
+//! Why the JS thread serializes (measured with `npm run bench -- studio`; compact.rs says
+//! how it is kept cheap): handing records
 //! over by a channel send each woke the writer at a syscall per record (about 4 µs per
 //! Agent), and handing them over as objects for the writer to serialize and free made both
 //! threads contend for the allocator the records came from (the native calls of a journaled
@@ -22,7 +23,7 @@ use std::time::Duration;
 use aml_engine::{SpanKind, TraceRecord, TraceTap};
 use serde_json::{Map, Value};
 
-use crate::compact::Compact;
+use crate::compact::write_compact;
 use crate::record::{append_events, create_run, write_meta, Appended};
 use crate::RunsError;
 
@@ -127,12 +128,7 @@ impl TraceTap for RunTap {
         if !pending.bytes.is_empty() {
             pending.bytes.push(b',');
         }
-        let compact = Compact {
-            record: &record,
-            content: shared.content,
-        };
-        // Writing JSON into a Vec cannot fail: every value here serializes.
-        let _ = serde_json::to_writer(&mut pending.bytes, &compact);
+        write_compact(&mut pending.bytes, &record, shared.content);
     }
 }
 
