@@ -130,14 +130,7 @@ fn a_live_step_names_its_key_only_while_tracing() {
     }
 }
 
-/// A tap keeping what it is given, shared with the test.
-struct Kept(std::rc::Rc<std::cell::RefCell<Vec<crate::TraceRecord>>>);
-
-impl crate::TraceTap for Kept {
-    fn record(&mut self, record: crate::TraceRecord) {
-        self.0.borrow_mut().push(record);
-    }
-}
+use crate::trace::tests::Kept;
 
 #[test]
 fn private_steps_reach_the_tap_and_not_the_listeners() {

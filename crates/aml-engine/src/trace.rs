@@ -484,4 +484,4 @@ impl Tracer {
 
 #[cfg(test)]
 #[path = "trace_tests.rs"]
-mod tests;
+pub(crate) mod tests;

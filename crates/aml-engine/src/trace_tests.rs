@@ -157,8 +157,8 @@ fn without_consent_no_sensitive_attribute_is_kept() {
     assert_eq!(sensitive, &text("prompt", "p"));
 }
 
-/// A tap that keeps what it is given, shared with the test.
-struct Kept(std::rc::Rc<std::cell::RefCell<Vec<TraceRecord>>>);
+/// A tap that keeps what it is given, shared with the test (position_tests.rs uses it too).
+pub(crate) struct Kept(pub(crate) std::rc::Rc<std::cell::RefCell<Vec<TraceRecord>>>);
 
 impl TraceTap for Kept {
     fn record(&mut self, record: TraceRecord) {
