@@ -118,7 +118,10 @@ export function failedDirect(domain, task, error, call) {
 /** The one-call path's result: the task's text (lib/agents/direct.js). */
 export function finishDirectText(domain, task, response, label) {
   const text = masked(readText, response, label)
-  reportUsage(domain, task, response, label)
+  const usage = reportUsage(domain, task, response, label)
+  // Only in a recording-only journaled evaluation (lib/journal/session.js): the step is
+  // recorded with its usage (issue 37), which the engine's lean entry cannot hold.
+  if (usage !== undefined) domain.journal.recordOwnStep(task, { text, usage })
   return finishDirect(domain, task, text, domain.traceContent ? text : "")
 }
 

@@ -73,7 +73,7 @@ export function runTextAgent(domain, task, node, prompt, call, entered) {
   try {
     const provider = domain.options.agentProvider
     const entry = defaultEntry(provider)
-    if (domain.journal !== undefined) {
+    if (entered !== undefined) {
       // A journaled evaluation (docs/JOURNAL.md) entered it already (enterLocalText).
       const plan = enterJournaledTextAgent(domain, prompt, entered)
       if (typeof plan === "number") throw stepFailure(domain, task, plan)
@@ -128,11 +128,14 @@ function runPlanned(domain, task, entry, structured, spanId, parentSpanId, promp
     call.spanId = spanId
     call.lease = lease
   }
-  // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch.
-  if (domain.journal !== undefined) {
+  // Only an evaluation given a journal (docs/JOURNAL.md) takes this branch; a one-call Agent
+  // of a recording-only one (lib/journal/session.js) is recorded by the engine as it lands,
+  // and only its real call is counted here (the engine's maxAgentCalls is the session's).
+  if (domain.journal !== undefined && (direct === false || !domain.journal.recordOnly)) {
     const settled = direct === false ? false : (failed, error) => direct.settled(failed, error)
     return runJournaledAgent(domain, task, entry, structured, request, call, lease ?? { open: true }, refs, skillRefs, settled)
   }
+  if (domain.journal !== undefined) domain.journal.reserveCall(spanId)
   const context = createExecutionContext(domain, trace, entry.sandbox)
   if (structured !== undefined) structuredOutputServices.set(context, structured.service)
   const waiting = domain.agentSlot(task, call)

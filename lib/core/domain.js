@@ -273,7 +273,8 @@ export class EvaluationDomain extends DomainTrace {
     }
     let task
     let entered
-    if (this.journal === undefined) task = this.native.newTask(scope.task)
+    // A recording-only journal (lib/journal/session.js) has nothing to replay: the plain path.
+    if (this.journal === undefined || this.journal.recordOnly) task = this.native.newTask(scope.task)
     else {
       // Journaled (docs/JOURNAL.md): created, entered and perhaps replayed in one call; a
       // replayed Agent has settled, so nothing is left to track (lib/journal/direct.js).

@@ -198,8 +198,12 @@ export const {
   journalIndexFileRecorded,
   journalIndexRecorded,
   journalIndexSlot,
+  journalIndexSlots,
+  journalIndexStopNumbering,
   journalMarkReplayed,
+  journalRecordInto,
   journalStep,
+  journalStepTake,
   journalToolKey,
   liveJournalIndexes,
 } = binding

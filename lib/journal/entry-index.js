@@ -12,6 +12,8 @@ import {
   journalIndexAdd,
   journalIndexFileRecorded,
   journalIndexRecorded,
+  journalIndexSlots,
+  journalIndexStopNumbering,
   journalRecordFinish,
   journalRecordText,
 } from "../core/native.js"
@@ -77,6 +79,34 @@ export class JournalIndex {
     this.invalid = false
     /** Set by the memory journal: the runtime records with record(), not append(). */
     this.deferred = false
+    /**
+     * Set while the native index numbers the slots (a recording-only evaluation,
+     * lib/journal/session.js): the engine then records one-call Agents with no call of
+     * ours, so `list` catches up (catchUp) before it is read or appended to.
+     */
+    this.numbered = false
+  }
+
+  /** Pads `list` with the answers the engine recorded by itself since (their slots). */
+  catchUp() {
+    if (!this.numbered) return
+    const slots = journalIndexSlots(this.id, false)
+    while (this.list.length < slots) this.list.push(NATIVE)
+  }
+
+  /** Caught up and, while numbered, the next slot taken for an entry pushed now. */
+  takeSlot() {
+    if (!this.numbered) return
+    const slot = journalIndexSlots(this.id, true)
+    while (this.list.length < slot) this.list.push(NATIVE)
+  }
+
+  /** The native index passes slots back to us (every numbered slot is in `list`). */
+  stopNumbering() {
+    if (!this.numbered) return
+    this.catchUp()
+    journalIndexStopNumbering(this.id)
+    this.numbered = false
   }
 
   /**
@@ -84,11 +114,13 @@ export class JournalIndex {
    * looks each position up once, before it records, so appends need no index until then.
    */
   add(entry) {
+    this.takeSlot()
     this.list.push(entry)
   }
 
   /** A settled step recorded by the runtime (a memory journal's append, deferred). */
   record(key, digest, kind, value) {
+    this.takeSlot()
     this.list.push(new Recorded(key, digest, kind, value))
   }
 
@@ -97,6 +129,7 @@ export class JournalIndex {
    * recorded natively with the key and digest its lookup left in the engine.
    */
   recordText(domain, task, text) {
+    this.catchUp()
     journalRecordText(domain, this.id, task, text, this.list.length)
     this.list.push(NATIVE)
   }
@@ -106,6 +139,7 @@ export class JournalIndex {
    * engine call; the step code of finishTextAgent. Nothing is recorded when it throws.
    */
   recordFinishText(domain, task, text, traced) {
+    this.catchUp()
     const code = journalRecordFinish(domain, this.id, task, text, traced, this.list.length)
     this.list.push(NATIVE)
     return code
@@ -113,6 +147,7 @@ export class JournalIndex {
 
   /** The entry at `slot`, made a frozen entry once if the runtime recorded it. */
   at(slot) {
+    if (slot >= this.list.length) this.catchUp()
     const entry = this.list[slot]
     let made
     if (entry === NATIVE) {
@@ -132,6 +167,7 @@ export class JournalIndex {
    * copies and formats the others itself (src/runs/recorder.rs), so none is built here.
    */
   facadeLines() {
+    this.catchUp()
     const slots = []
     const lines = []
     for (let slot = 0; slot < this.list.length; slot++) {
@@ -144,6 +180,7 @@ export class JournalIndex {
 
   /** Every entry, in order (a frozen array). */
   entries() {
+    this.catchUp()
     const list = this.list
     for (let slot = 0; slot < list.length; slot++) if (list[slot] === NATIVE || list[slot] instanceof Recorded) this.at(slot)
     return Object.freeze([...list])
@@ -151,6 +188,7 @@ export class JournalIndex {
 
   /** Files the entries appended since the last sync (a later entry for a key wins). */
   sync() {
+    this.stopNumbering()
     const list = this.list
     for (let slot = this.indexed; slot < list.length; slot++) {
       const entry = list[slot]

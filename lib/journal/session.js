@@ -8,7 +8,7 @@
 
 import { EvaluationError } from "../errors/errors.js"
 import { builtInIndex, INVALID_ENTRIES, isEntry, JournalIndex } from "./entry-index.js"
-import { journalAgent, journalEnable, journalIndexSlot, journalStep, journalToolKey } from "../core/native.js"
+import { journalAgent, journalEnable, journalIndexSlot, journalRecordInto, journalStep, journalStepTake, journalToolKey } from "../core/native.js"
 
 export class JournalSession {
   constructor(domain, journal, maxAgentCalls) {
@@ -28,6 +28,12 @@ export class JournalSession {
     this.step = undefined
     /** A built-in memory journal's index, recorded into directly (JournalIndex.record). */
     this.recorder = undefined
+    /**
+     * Set by load() when the journal is a built-in memory journal with no entries (what
+     * `aml run` keeps for "re-run from here"): nothing can replay, so one-call text Agents
+     * take the plain path and the engine records them (src/hot_path/recorded_steps.rs).
+     */
+    this.recordOnly = false
     journalEnable(domain.native.id)
   }
 
@@ -37,7 +43,14 @@ export class JournalSession {
     if (kept !== undefined) {
       kept.sync()
       this.index = kept
-      if (kept.deferred) this.recorder = kept
+      if (kept.deferred) {
+        this.recorder = kept
+        if (kept.list.length === 0) {
+          journalRecordInto(this.domain.native.id, kept.id, 0)
+          kept.numbered = true
+          this.recordOnly = true
+        }
+      }
       return
     }
     const loaded = await this.journal.entries()
@@ -105,6 +118,16 @@ export class JournalSession {
     }
     const [key, digest] = this.stepIdentity(task)
     return this.record(key, "agent", digest, { text })
+  }
+
+  /**
+   * Records the one-call answer `value` (a text with usage, which the engine's lean entry
+   * has no room for) of the Agent on top of `task` in a recording-only evaluation; the
+   * engine then skips it as it lands.
+   */
+  recordOwnStep(task, value) {
+    const [key, digest] = journalStepTake(this.domain.native.id, task)
+    this.record(key, "agent", digest, value)
   }
 
   /** Appends a settled step; a journal whose append returns a promise is awaited. */

@@ -17,6 +17,7 @@ use crate::hot_path::raw_call::{
     optional_string, raw_callback, read_string, respond, string_array, string_value, u32_arg,
     u32_value, undefined, with_strings, Callback,
 };
+use crate::hot_path::recorded_steps;
 use crate::hot_path::tool_span::{close_tool_span, open_tool_span, push_span_id};
 
 fn kind_of(code: i32) -> NodeKind {
@@ -186,7 +187,11 @@ raw_callback!(enter_text_agent, |env, info| {
                 .enter_text_agent(task, identity, entry, &buffers[0])
                 .map_err(engine_error)?
             {
-                TextAgentStart::Ready(plan) => Ok(Started::Ready(text_agent_line(plan))),
+                TextAgentStart::Ready(plan) => {
+                    let line = text_agent_line(plan);
+                    recorded_steps::begin(d, task)?;
+                    Ok(Started::Ready(line))
+                }
                 TextAgentStart::Stopped(step) => Ok(Started::Stopped(step.encode())),
             }
         })
@@ -207,8 +212,13 @@ raw_callback!(finish_text_agent, |env, info| {
         read_string(env, text, text_buffer)?;
         read_string(env, output, output_buffer)?;
         registry::with(domain, |d| {
-            d.finish_text_agent(task, text_buffer, output_buffer)
-                .map_err(engine_error)
+            // Landed first, as journalRecordFinish does: nothing is recorded when the engine
+            // cannot take the answer at all.
+            let step = d
+                .finish_text_agent(task, text_buffer, output_buffer)
+                .map_err(engine_error)?;
+            recorded_steps::record(d, task, text_buffer)?;
+            Ok(step)
         })
     })?;
     let code = finished.encode();

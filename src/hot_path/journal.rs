@@ -7,7 +7,7 @@
 //! (`Domain::replay_agent`). The facade then neither builds a request nor calls a provider.
 
 use aml_engine::{AgentEntry, Domain, JournalStep, Op, TextAgentStart};
-use aml_journal::{AgentRequest, EntryKind, Found, Indexed};
+use aml_journal::{EntryKind, Found, Indexed};
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys::{self, napi_callback_info, napi_env, napi_value};
 use napi::{Error, Result};
@@ -20,6 +20,7 @@ use crate::hot_path::raw_call::{
     read_string, respond, string_value, u32_arg, u32_value, with_strings, Callback,
 };
 use crate::journal::index as journal_index;
+use crate::journal::plan_digest::plan_digest;
 
 /// What `journalAgent` decided.
 enum Step {
@@ -48,24 +49,7 @@ fn look_up(
     step: &mut JournalStep,
 ) -> Result<Step> {
     let structured = domain.is_structured(task);
-    step.digest = {
-        let plan = domain.agent_plan(task).map_err(engine_error)?;
-        let system = plan.system();
-        let tools: Vec<&str> = plan.tools().iter().map(|t| t.name.as_str()).collect();
-        let mcp_servers: Vec<&str> = plan.mcp().iter().map(|m| m.name.as_str()).collect();
-        let skills: Vec<&str> = plan.skills().iter().map(|s| s.name.as_str()).collect();
-        aml_journal::agent_digest_raw(&AgentRequest {
-            provider: plan.provider_name(),
-            model: plan.model(),
-            prompt: plan.prompt(),
-            system: &system,
-            follow_ups: plan.follow_ups(),
-            tools: &tools,
-            mcp_servers: &mcp_servers,
-            skills: &skills,
-            extra,
-        })
-    };
+    step.digest = plan_digest(domain, task, extra)?;
     journal_index::with(index, |journal| {
         let status = match journal.find_raw(&step.key, EntryKind::Agent, &step.digest) {
             // A structured Agent's recorded value goes through its schema in the facade.
@@ -341,6 +325,9 @@ fn record_pending(d: &mut Domain, index: u32, task: u32, slot: u32, answer: &str
         .journal_step(task)
         .ok_or_else(|| Error::from_reason(NO_STEP))?;
     journal_index::with(index, |journal| {
+        // While the index numbers the slots (a recording-only evaluation), the facade's list
+        // caught up with it just before this call: the next slot is the one it passed.
+        let slot = journal.take_slot().unwrap_or(slot);
         journal.record_text(slot, &step.key, step.digest, answer);
         Ok(())
     })?;
@@ -361,6 +348,22 @@ pub fn journal_step(domain: u32, task: u32) -> Result<Vec<String>> {
                 .journal_step(task)
                 .ok_or_else(|| Error::from_reason(NO_STEP))?;
             Ok(vec![step.key.clone(), aml_journal::hex(&step.digest)])
+        })
+    })
+}
+
+/// [`journal_step`], and the step is no longer pending: the facade records it itself (a
+/// recording-only evaluation's one-call answer with usage, src/hot_path/recorded_steps.rs).
+#[napi]
+pub fn journal_step_take(domain: u32, task: u32) -> Result<Vec<String>> {
+    crate::boundary::guard::guard(|| {
+        registry::with(domain, |d| {
+            let step = d
+                .journal_step(task)
+                .ok_or_else(|| Error::from_reason(NO_STEP))?;
+            let identity = vec![step.key.clone(), aml_journal::hex(&step.digest)];
+            d.end_journal_step(task);
+            Ok(identity)
         })
     })
 }

@@ -4,4 +4,5 @@
 pub mod callbacks;
 pub mod journal;
 pub(crate) mod raw_call;
+pub mod recorded_steps;
 pub(crate) mod tool_span;

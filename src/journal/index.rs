@@ -64,3 +64,30 @@ impl Drop for JournalIndexHandle {
         });
     }
 }
+
+/// The number of slots of index `index`'s list while it numbers them, or -1; with `take`,
+/// the next slot is taken (the facade's own entry goes there: lib/journal/entry-index.js).
+#[napi]
+pub fn journal_index_slots(index: u32, take: bool) -> Result<i64> {
+    guard(|| {
+        with(index, |journal| {
+            let slots = if take {
+                journal.take_slot()
+            } else {
+                journal.slots()
+            };
+            Ok(slots.map_or(-1, i64::from))
+        })
+    })
+}
+
+/// Index `index` stops numbering its slots (the facade's list caught up with them).
+#[napi]
+pub fn journal_index_stop_numbering(index: u32) -> Result<()> {
+    guard(|| {
+        with(index, |journal| {
+            journal.stop_numbering();
+            Ok(())
+        })
+    })
+}

@@ -25,6 +25,9 @@ pub(crate) struct Positions {
     pub(crate) steps: Vec<JournalStep>,
     /// Scratch text for ordinal lookups (no allocation once it has grown).
     pub(crate) scratch: String,
+    /// The binding's handle of the journal index a recording-only evaluation records its
+    /// one-call Agents into (`Domain::record_steps_into`), opaque to the engine.
+    pub(crate) recording: Option<u32>,
 }
 
 /// The position tables of a finished journaled evaluation, emptied, kept by the binding for

@@ -88,6 +88,7 @@ impl Domain {
             step.key.clear();
         }
         positions.ordinals.clear();
+        positions.recording = None;
         Some(SparePositions(positions))
     }
 
@@ -255,6 +256,18 @@ impl Domain {
     pub fn note_live_step(&mut self, id: TaskId, key: &str) -> Result<(), EvalError> {
         self.journal_point(id, "journal.step", key)?;
         Ok(())
+    }
+
+    /// A recording-only evaluation (an empty built-in journal: nothing can replay, docs/JOURNAL.md
+    /// "Cost"): its one-call text Agents take the plain path and the binding records them
+    /// into the journal index `index` (an opaque handle here) as they start and land.
+    pub fn record_steps_into(&mut self, index: u32) {
+        self.positions.get_or_insert_with(Box::default).recording = Some(index);
+    }
+
+    /// The journal index of a recording-only evaluation ([`Domain::record_steps_into`]).
+    pub fn recording_index(&self) -> Option<u32> {
+        self.positions.as_deref().and_then(|p| p.recording)
     }
 
     /// Makes the `journal.step` points of this evaluation the run recorder's alone: its

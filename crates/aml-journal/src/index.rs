@@ -95,6 +95,9 @@ pub struct JournalIndex {
     /// allocations per answer, which glibc's allocator made costly to free and coalesce
     /// when a journal of thousands of answers was dropped.
     arena: String,
+    /// The next slot of the facade's list while this index numbers the slots itself (see
+    /// [`JournalIndex::number_slots`]); None while the facade passes them in.
+    next_slot: Option<u32>,
 }
 
 /// A copy of a [`JournalIndex`]'s natively recorded answers (two buffers copied whole), to
@@ -141,6 +144,32 @@ impl JournalIndex {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// From now on this index numbers the facade's slots, starting at `from`: a
+    /// recording-only evaluation (docs/JOURNAL.md, "Cost") records its one-call Agents
+    /// inside the engine, with no facade call to hand a slot over, so the facade takes its
+    /// own slots here too ([`JournalIndex::take_slot`]) and settle order stays slot order.
+    pub fn number_slots(&mut self, from: u32) {
+        self.next_slot = Some(from);
+    }
+
+    /// The next slot, taken (None unless [`JournalIndex::number_slots`] ran).
+    pub fn take_slot(&mut self) -> Option<u32> {
+        let next = self.next_slot.as_mut()?;
+        let slot = *next;
+        *next += 1;
+        Some(slot)
+    }
+
+    /// The facade passes slots in again (its list caught up with every numbered slot).
+    pub fn stop_numbering(&mut self) {
+        self.next_slot = None;
+    }
+
+    /// How many slots the list has while this index numbers them (None otherwise).
+    pub fn slots(&self) -> Option<u32> {
+        self.next_slot
     }
 
     /// Keeps a plain-text Agent answer recorded at `slot` (slots only grow). It is found by
@@ -307,6 +336,20 @@ mod tests {
         );
         assert_eq!(index.find_raw("b", EntryKind::Agent, &raw), Found::Diverged);
         assert_eq!(index.find_raw("a", EntryKind::Tool, &raw), Found::Nothing);
+    }
+
+    #[test]
+    fn numbered_slots_follow_from_where_they_start_until_stopped() {
+        let mut index = JournalIndex::default();
+        assert_eq!(index.take_slot(), None);
+        assert_eq!(index.slots(), None);
+        index.number_slots(3);
+        assert_eq!(index.take_slot(), Some(3));
+        assert_eq!(index.take_slot(), Some(4));
+        assert_eq!(index.slots(), Some(5));
+        index.stop_numbering();
+        assert_eq!(index.take_slot(), None);
+        assert_eq!(index.slots(), None);
     }
 
     #[test]

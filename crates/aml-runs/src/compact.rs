@@ -67,22 +67,9 @@ fn time(out: &mut Vec<u8>, ms: f64) {
     }
 }
 
-/// `n` in decimal, without the formatting machinery (a few times faster, on every record).
-fn digits(out: &mut Vec<u8>, mut n: u64) {
-    let mut buffer = [0u8; 20];
-    let mut at = buffer.len();
-    loop {
-        at -= 1;
-        // A single decimal digit.
-        #[allow(clippy::cast_possible_truncation)]
-        let digit = (n % 10) as u8;
-        buffer[at] = b'0' + digit;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buffer[at..]);
+/// `n` in decimal (itoa: two digits a step, without the formatting machinery).
+fn digits(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 fn span(out: &mut Vec<u8>, id: SpanId) {
@@ -99,6 +86,16 @@ fn span(out: &mut Vec<u8>, id: SpanId) {
 fn string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     let bytes = text.as_bytes();
+    // Most texts (keys, names, ids) need no escape: one branch-free scan the compiler
+    // vectorizes, then one copy, instead of a match per byte.
+    let plain = !bytes.iter().fold(false, |any, &b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if plain {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (at, &byte) in bytes.iter().enumerate() {
         let escape: &[u8] = match byte {
@@ -232,6 +229,18 @@ mod tests {
         );
         let end = written(&records[2], false);
         assert!(end.starts_with(r#"[1,"span-7","agent",false,"#), "{end}");
+    }
+
+    #[test]
+    fn strings_are_escaped_as_json_whether_or_not_they_need_it() {
+        let mut texts: Vec<String> = (0u8..0x80).map(|b| format!("a{}b", b as char)).collect();
+        texts.extend(["plain key".into(), String::new(), "é ü \u{2028}".into()]);
+        for text in texts {
+            let mut out = Vec::new();
+            string(&mut out, &text);
+            let parsed: String = serde_json::from_slice(&out).unwrap();
+            assert_eq!(parsed, text);
+        }
     }
 
     #[test]

@@ -234,3 +234,20 @@ fn an_invalid_run_id_is_refused_at_start() {
     let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
     assert!(recorder.start("../x", meta()).is_err());
 }
+
+#[test]
+fn kept_buffers_are_emptied_bounded_and_handed_to_later_runs() {
+    let spares = Spares::default();
+    assert_eq!(spares.take().capacity(), 0);
+    for _ in 0..SPARES + 2 {
+        spares.keep(b"left over".to_vec());
+    }
+    // A buffer too large to keep, and one that never grew, are let go.
+    spares.keep(Vec::with_capacity(SPARE_BYTES + 1));
+    spares.keep(Vec::new());
+    let kept: Vec<Vec<u8>> = (0..SPARES + 1).map(|_| spares.take()).collect();
+    assert!(kept[..SPARES]
+        .iter()
+        .all(|bytes| bytes.is_empty() && bytes.capacity() > 0));
+    assert_eq!(kept[SPARES].capacity(), 0);
+}
