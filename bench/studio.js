@@ -62,7 +62,7 @@ export async function studioBenchmarks() {
     const settleCli = settler(cli, join(dir, "cli-runs"))
     const cliRun = () => {
       const journal = createMemoryJournal()
-      context.journal = { journal, workflow: "bench.tsx#default" }
+      context.journal = { journal, workflow: "bench.tsx#default", implicit: true }
       return cli.evaluate(jsx(FanOut, {}), { journal })
     }
     // The modes interleaved round by round in rotating order (a shared machine's load hits

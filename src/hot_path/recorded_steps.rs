@@ -5,9 +5,11 @@
 //! and are recorded inside those two engine calls: the key, digest and `journal.step` point
 //! when the Agent is entered, the answer when it lands. The journal index numbers the slots
 //! itself meanwhile (`JournalIndex::number_slots`), so the facade makes no call per Agent.
-//! The entries are the ones the journaled path records: same keys, digests and order.
+//! The entries are the ones the journaled path records: same keys, digests and order. In
+//! the journal a run recorder keeps for itself, the Agents' `journal.step` points are
+//! made by the recorder's writer from the recorded entries, when it writes the journal.
 
-use aml_engine::Domain;
+use aml_engine::{Domain, SpanId};
 use napi::{Error, Result};
 use napi_derive::napi;
 
@@ -27,6 +29,17 @@ pub(crate) fn begin(d: &mut Domain, task: u32) -> Result<()> {
     // (journalLocalText), so a later evaluation replays these entries natively.
     let outcome = plan_digest(d, task, "").and_then(|digest| {
         step.digest = digest;
+        // A run recorder's own journal (its points are the record's alone): the point is
+        // made by the recorder's writer from the recorded entry (crates/aml-runs), not
+        // here as a trace record per Agent.
+        if d.private_steps() {
+            if let Ok(plan) = d.agent_plan(task) {
+                if let SpanId::Span(n) = plan.span_id {
+                    step.span = Some(n);
+                    return Ok(());
+                }
+            }
+        }
         d.note_live_step(task, &step.key).map_err(engine_error)
     });
     step.live = outcome.is_ok();
@@ -48,7 +61,7 @@ pub(crate) fn record(d: &mut Domain, task: u32, answer: &str) -> Result<()> {
         let slot = journal
             .take_slot()
             .ok_or_else(|| Error::from_reason("AML journal index does not number its slots"))?;
-        journal.record_text(slot, &step.key, step.digest, answer);
+        journal.record_step_text(slot, &step.key, step.digest, answer, step.span);
         Ok(())
     })?;
     d.end_journal_step(task);

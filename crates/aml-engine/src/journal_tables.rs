@@ -11,6 +11,9 @@ pub struct JournalStep {
     pub digest: [u8; 32],
     /// Set by the lookup of an Agent that will run and be recorded; cleared when taken.
     pub live: bool,
+    /// The number of the Agent's span (`span-<n>`) when its `journal.step` point is left to
+    /// the writer of a run recorder's own journal (src/hot_path/recorded_steps.rs).
+    pub span: Option<u64>,
 }
 
 /// The origins and creation ordinals of one journaled evaluation.

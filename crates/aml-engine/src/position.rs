@@ -194,6 +194,7 @@ impl Domain {
         }
         let mut step = std::mem::take(&mut positions.steps[slot]);
         step.live = false;
+        step.span = None;
         step.key.clear();
         step.key.push_str("agent:");
         if let Err(error) = self.write_position(self.positions.as_deref(), id, &mut step.key) {
@@ -275,6 +276,11 @@ impl Domain {
     /// the user's trace listeners (`--trace`) see what an unrecorded run shows them.
     pub fn set_private_steps(&mut self, private: bool) {
         self.private_steps = private;
+    }
+
+    /// Whether the `journal.step` points are the run recorder's alone.
+    pub fn private_steps(&self) -> bool {
+        self.private_steps
     }
 }
 

@@ -63,6 +63,9 @@ pub struct Recorded<'a> {
     pub digest: &'a Raw,
     pub text: &'a str,
     pub slot: u32,
+    /// The number of the Agent's span (`span-<n>`) when its `journal.step` point was left
+    /// to whoever writes the journal (a run recorder's own journal, docs/STUDIO.md).
+    pub span: Option<u64>,
 }
 
 /// Where one recorded answer's key and text are in [`JournalIndex`]'s text arena.
@@ -73,6 +76,19 @@ struct RecordedAt {
     text_end: usize,
     digest: Raw,
     slot: u32,
+    span: Option<u64>,
+}
+
+impl RecordedAt {
+    fn view<'a>(&'a self, arena: &'a str) -> Recorded<'a> {
+        Recorded {
+            key: &arena[self.start..self.key_end],
+            digest: &self.digest,
+            text: &arena[self.key_end..self.text_end],
+            slot: self.slot,
+            span: self.span,
+        }
+    }
 }
 
 /// An entry by key: one filed from an entry object, or one of [`JournalIndex::recorded`].
@@ -113,13 +129,16 @@ impl RecordedCopy {
     /// The answer recorded at `slot`, as [`JournalIndex::recorded`] has it.
     pub fn recorded(&self, slot: u32) -> Option<Recorded<'_>> {
         let at = self.recorded.binary_search_by_key(&slot, |r| r.slot).ok()?;
-        let r = &self.recorded[at];
-        Some(Recorded {
-            key: &self.arena[r.start..r.key_end],
-            digest: &r.digest,
-            text: &self.arena[r.key_end..r.text_end],
-            slot: r.slot,
-        })
+        Some(self.recorded[at].view(&self.arena))
+    }
+
+    /// The recorded answers whose `journal.step` point is the writer's to make (see
+    /// [`Recorded::span`]), in slot order.
+    pub fn steps(&self) -> impl Iterator<Item = Recorded<'_>> {
+        self.recorded
+            .iter()
+            .filter(|r| r.span.is_some())
+            .map(|r| r.view(&self.arena))
     }
 }
 
@@ -175,6 +194,19 @@ impl JournalIndex {
     /// Keeps a plain-text Agent answer recorded at `slot` (slots only grow). It is found by
     /// lookups once [`JournalIndex::file_recorded`] filed it, as an appended entry is.
     pub fn record_text(&mut self, slot: u32, key: &str, digest: Raw, text: &str) {
+        self.record_step_text(slot, key, digest, text, None);
+    }
+
+    /// [`JournalIndex::record_text`] of an Agent whose `journal.step` point on span
+    /// `span-<span>` is left to the journal's writer ([`RecordedCopy::steps`]).
+    pub fn record_step_text(
+        &mut self,
+        slot: u32,
+        key: &str,
+        digest: Raw,
+        text: &str,
+        span: Option<u64>,
+    ) {
         debug_assert!(self.recorded.last().is_none_or(|last| last.slot < slot));
         let start = self.arena.len();
         self.arena.push_str(key);
@@ -186,17 +218,12 @@ impl JournalIndex {
             text_end: self.arena.len(),
             digest,
             slot,
+            span,
         });
     }
 
     fn view(&self, at: usize) -> Recorded<'_> {
-        let r = &self.recorded[at];
-        Recorded {
-            key: &self.arena[r.start..r.key_end],
-            digest: &r.digest,
-            text: &self.arena[r.key_end..r.text_end],
-            slot: r.slot,
-        }
+        self.recorded[at].view(&self.arena)
     }
 
     /// The answer recorded at `slot` by [`JournalIndex::record_text`].
@@ -365,6 +392,18 @@ mod tests {
     }
 
     #[test]
+    fn a_copy_lists_the_steps_whose_points_its_writer_makes() {
+        let mut index = JournalIndex::default();
+        index.record_step_text(0, "agent:a", [1; 32], "first", Some(7));
+        index.record_text(1, "agent:b", [2; 32], "second");
+        index.record_step_text(2, "agent:c", [3; 32], "third", Some(9));
+        let copy = index.recorded_copy();
+        let steps: Vec<(Option<u64>, &str)> = copy.steps().map(|r| (r.span, r.key)).collect();
+        assert_eq!(steps, [(Some(7), "agent:a"), (Some(9), "agent:c")]);
+        assert_eq!(copy.recorded(2).map(|r| r.text), Some("third"));
+    }
+
+    #[test]
     fn recorded_answers_are_found_once_filed() {
         let mut index = JournalIndex::default();
         index.record_text(3, "agent:a", [1; 32], "first");
@@ -376,6 +415,7 @@ mod tests {
                 digest: &[2; 32],
                 text: "second",
                 slot: 5,
+                span: None,
             })
         );
         assert_eq!(index.recorded(4), None);

@@ -3,41 +3,17 @@
 //! The sensitive attributes are written only for a run recorded with content (docs/STUDIO.md
 //! "Content policy").
 //!
-//! Written by hand rather than through serde: the tap writes every record on the JS thread,
-//! and serde_json's generic path cost about 300 ns a record there (a 2,000-Agent fan-out
-//! spends about 3 µs an Agent in all). Times (`at`, `durationMs`) are written in milliseconds
-//! with microsecond precision, which is what a timeline can show.
+//! Written by hand rather than through serde (the recorder's writer formats every record of
+//! every recorded run, from the hand-over form of handover.rs; serde_json's generic path
+//! cost about 300 ns a record). Times (`at`, `durationMs`) are written in milliseconds with
+//! microsecond precision, which is what a timeline can show.
 
 use std::io::Write;
 
-use aml_engine::trace::Attributes;
-use aml_engine::{AttrValue, CompactField, SpanId, TraceRecord};
-
-/// Appends `record` as its compact JSON array to `out`; `content`: the run keeps sensitive
-/// attributes.
-pub(crate) fn write_compact(out: &mut Vec<u8>, record: &TraceRecord, content: bool) {
-    out.push(b'[');
-    let mut first = true;
-    record.compact_fields(content, |field| {
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        match field {
-            CompactField::Type(tag) => out.push(b'0' + tag),
-            CompactField::Number(ms) => time(out, ms),
-            CompactField::Span(id) => span(out, id),
-            CompactField::NoSpan => out.extend_from_slice(b"null"),
-            CompactField::Text(text) => string(out, text),
-            CompactField::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
-            CompactField::Attributes(attributes) => object(out, attributes),
-        }
-    });
-    out.push(b']');
-}
+use aml_engine::{AttrValue, SpanId};
 
 /// Milliseconds to the microsecond (`at` and durations are never negative).
-fn time(out: &mut Vec<u8>, ms: f64) {
+pub(crate) fn time(out: &mut Vec<u8>, ms: f64) {
     if !ms.is_finite() {
         out.extend_from_slice(b"null");
         return;
@@ -72,7 +48,7 @@ fn digits(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
-fn span(out: &mut Vec<u8>, id: SpanId) {
+pub(crate) fn span(out: &mut Vec<u8>, id: SpanId) {
     let (prefix, n): (&[u8], u64) = match id {
         SpanId::Trace(n) => (b"\"trace-", n),
         SpanId::Span(n) => (b"\"span-", n),
@@ -83,7 +59,7 @@ fn span(out: &mut Vec<u8>, id: SpanId) {
 }
 
 /// `text` as a JSON string, escaped as `JSON.stringify` escapes it.
-fn string(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
     let bytes = text.as_bytes();
     // Most texts (keys, names, ids) need no escape: one branch-free scan the compiler
@@ -121,7 +97,7 @@ fn string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-fn number(out: &mut Vec<u8>, n: f64) {
+pub(crate) fn number(out: &mut Vec<u8>, n: f64) {
     if !n.is_finite() {
         // JSON.stringify writes NaN and the infinities as null.
         out.extend_from_slice(b"null");
@@ -138,98 +114,32 @@ fn number(out: &mut Vec<u8>, n: f64) {
     }
 }
 
-fn object(out: &mut Vec<u8>, attributes: &Attributes) {
-    out.push(b'{');
-    for (index, (key, value)) in attributes.iter().enumerate() {
-        if index > 0 {
-            out.push(b',');
-        }
-        string(out, key);
-        out.push(b':');
-        match value {
-            AttrValue::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-            AttrValue::Number(n) => number(out, *n),
-            AttrValue::Text(text) => string(out, text),
-            AttrValue::List(items) => {
-                out.push(b'[');
-                for (index, item) in items.iter().enumerate() {
-                    if index > 0 {
-                        out.push(b',');
-                    }
-                    string(out, item);
+/// An attribute value as JSON.
+pub(crate) fn value(out: &mut Vec<u8>, value: &AttrValue) {
+    match value {
+        AttrValue::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        AttrValue::Number(n) => number(out, *n),
+        AttrValue::Text(text) => string(out, text),
+        AttrValue::List(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
                 }
-                out.push(b']');
+                string(out, item);
             }
-            // Rare (an Agent's reported tokens): serde's form of the public object.
-            AttrValue::Usage(usage) => {
-                let _ = serde_json::to_writer(&mut *out, usage);
-            }
+            out.push(b']');
+        }
+        // Rare (an Agent's reported tokens): serde's form of the public object.
+        AttrValue::Usage(usage) => {
+            let _ = serde_json::to_writer(&mut *out, usage);
         }
     }
-    out.push(b'}');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aml_engine::trace::Tracer;
-    use aml_engine::SpanKind;
-
-    fn written(record: &TraceRecord, content: bool) -> String {
-        let mut out = Vec::new();
-        write_compact(&mut out, record, content);
-        String::from_utf8(out).unwrap()
-    }
-
-    #[test]
-    fn writes_the_compact_arrays_as_json_parses_them() {
-        let mut tracer = Tracer::default();
-        tracer.set_enabled(true);
-        tracer.set_content(true);
-        let attributes = vec![
-            (
-                "name".into(),
-                AttrValue::Text("a \"quoted\"\n\\ \u{1} é".into()),
-            ),
-            ("count".into(), AttrValue::Number(3.0)),
-            ("ratio".into(), AttrValue::Number(0.25)),
-            ("none".into(), AttrValue::Number(f64::NAN)),
-            ("on".into(), AttrValue::Bool(true)),
-            ("list".into(), AttrValue::List(vec!["x".into(), "y".into()])),
-        ];
-        let sensitive = vec![("prompt".into(), AttrValue::Text("secret".into()))];
-        let span = tracer.open(
-            SpanId::Span(7),
-            Some(SpanId::ROOT),
-            SpanKind::Agent,
-            "Agent".into(),
-            attributes,
-            sensitive,
-        );
-        tracer.point(SpanId::Span(7), None, "note".into(), vec![], vec![]);
-        tracer.close(span, None, vec![], vec![]);
-        let records = tracer.drain();
-        let start: serde_json::Value = serde_json::from_str(&written(&records[0], true)).unwrap();
-        assert_eq!(start[0], 0);
-        assert_eq!(start[1], "span-7");
-        assert_eq!(start[2], "trace-0");
-        assert_eq!(start[3], "agent");
-        assert_eq!(start[4], "Agent");
-        assert!(start[5].as_f64().unwrap() >= 0.0);
-        assert_eq!(
-            start[6],
-            serde_json::json!({ "name": "a \"quoted\"\n\\ \u{1} é", "count": 3, "ratio": 0.25, "none": null, "on": true, "list": ["x", "y"] })
-        );
-        assert_eq!(start[7], serde_json::json!({ "prompt": "secret" }));
-        let point: serde_json::Value = serde_json::from_str(&written(&records[1], false)).unwrap();
-        assert_eq!(point.as_array().unwrap().len(), 5);
-        assert_eq!(
-            (point[0].clone(), point[2].clone()),
-            (2.into(), "note".into())
-        );
-        let end = written(&records[2], false);
-        assert!(end.starts_with(r#"[1,"span-7","agent",false,"#), "{end}");
-    }
 
     #[test]
     fn strings_are_escaped_as_json_whether_or_not_they_need_it() {

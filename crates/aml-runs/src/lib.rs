@@ -14,6 +14,7 @@
 
 mod compact;
 mod confine;
+mod handover;
 mod list;
 mod prune;
 mod read;

@@ -1,17 +1,18 @@
 //! The run recorder (docs/STUDIO.md "Cost"): the engine hands each trace record of a recorded
-//! run to a [`RunTap`] as it is made (`aml_engine::TraceTap`), which serializes it at once
-//! into the run's pending bytes and drops it; one writer thread per [`Recorder`] takes the
-//! bytes every [`FLUSH_AFTER`] and appends them to the run's events file, so a page watching a
-//! live run sees a record within a second. [`Recorder::close`] has the writer take the rest,
-//! write the run's metadata and journal, and report back, off the JS thread.
+//! run to a [`RunTap`] as it is made (`aml_engine::TraceTap`), which encodes it at once into
+//! the run's pending bytes (handover.rs) and drops it; one writer thread per [`Recorder`]
+//! takes the bytes every [`FLUSH_AFTER`], makes their JSON (compact.rs) and appends it to the
+//! run's events file, so a page watching a live run sees a record within a second.
+//! [`Recorder::close`] has the writer take the rest, write the run's metadata and journal,
+//! and report back, off the JS thread.
 //!
-//! Why the JS thread serializes (measured with `npm run bench -- studio`; compact.rs says
-//! how it is kept cheap): handing records
-//! over by a channel send each woke the writer at a syscall per record (about 4 µs per
-//! Agent), and handing them over as objects for the writer to serialize and free made both
-//! threads contend for the allocator the records came from (the native calls of a journaled
-//! Agent ran about four times slower while the writer worked). Serializing a compact record
-//! costs the JS thread less than either, and the writer then only touches bytes.
+//! Why bytes (measured with `npm run bench -- studio`): handing records over by a channel
+//! send each woke the writer at a syscall per record (about 4 µs per Agent); handing them
+//! over as objects for the writer to free made both threads contend for the allocator the
+//! records came from (the native calls of a journaled Agent ran about four times slower
+//! while the writer worked); writing their JSON on the JS thread cost it about 0.25 µs an
+//! Agent. The hand-over form costs the JS thread fixed-size stores and one copy per text,
+//! and the writer touches only bytes.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,10 +21,10 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use aml_engine::{SpanKind, TraceRecord, TraceTap};
+use aml_engine::{AttrValue, SpanId, SpanKind, TraceRecord, TraceTap};
 use serde_json::{Map, Value};
 
-use crate::compact::write_compact;
+use crate::handover::{decode, encode};
 use crate::record::{append_events, create_run, write_meta, Appended};
 use crate::RunsError;
 
@@ -49,6 +50,31 @@ pub struct RunJournal {
 }
 
 impl RunJournal {
+    /// The `journal.step` points of the Agents whose points the engine left to this writer
+    /// (src/hot_path/recorded_steps.rs), in the hand-over form, timed now.
+    fn step_points(&self) -> Vec<u8> {
+        let at = aml_engine::trace_clock_ms();
+        let mut out = Vec::new();
+        for step in self.native.steps() {
+            let Some(span) = step.span else { continue };
+            let point = TraceRecord::Point {
+                span_id: SpanId::Span(span),
+                parent: None,
+                sequence: 0,
+                timestamp: 0.0,
+                at,
+                name: "journal.step".into(),
+                attributes: vec![
+                    ("key".into(), AttrValue::Text(step.key.to_string())),
+                    ("kind".into(), AttrValue::Text("agent".into())),
+                ],
+                sensitive: vec![],
+            };
+            encode(&mut out, &point, false);
+        }
+        out
+    }
+
     fn records(self) -> Result<Vec<String>, String> {
         let mut lines = self.lines.into_iter().peekable();
         let mut records = Vec::with_capacity(self.count as usize);
@@ -159,10 +185,7 @@ impl TraceTap for RunTap {
         if shared.stopped.load(Ordering::Relaxed) {
             return;
         }
-        if !pending.bytes.is_empty() {
-            pending.bytes.push(b',');
-        }
-        write_compact(&mut pending.bytes, &record, shared.content);
+        encode(&mut pending.bytes, &record, shared.content);
     }
 }
 
@@ -205,6 +228,7 @@ impl Recorder {
             shared: shared.clone(),
             taken: self.spares.take(),
             spares: self.spares.clone(),
+            line: Vec::new(),
             runs: self.runs.clone(),
             id: id.to_string(),
             meta,
@@ -317,6 +341,8 @@ struct RunState {
     taken: Vec<u8>,
     /// Where both buffers go when the run closes.
     spares: Arc<Spares>,
+    /// The JSON line being made from `taken` (kept: no allocation per flush).
+    line: Vec<u8>,
     runs: PathBuf,
     id: String,
     meta: Map<String, Value>,
@@ -339,13 +365,19 @@ impl RunState {
             self.taken.clear();
             return;
         }
-        let mut line = String::with_capacity(self.taken.len() + 3);
-        line.push('[');
-        // The tap wrote JSON: UTF-8 by construction.
-        line.push_str(std::str::from_utf8(&self.taken).unwrap_or_default());
-        line.push_str("]\n");
+        self.line.clear();
+        self.line.push(b'[');
+        // The tap encoded whole records (handover.rs); the JSON is the writer's to make.
+        let whole = decode(&mut self.line, &self.taken, false);
         self.taken.clear();
-        match append_events(&self.runs, &self.id, &line, self.max_bytes) {
+        if !whole {
+            self.stop("the run's records could not be read".to_string());
+            return;
+        }
+        self.line.extend_from_slice(b"]\n");
+        // compact.rs writes UTF-8 JSON.
+        let line = std::str::from_utf8(&self.line).unwrap_or_default();
+        match append_events(&self.runs, &self.id, line, self.max_bytes) {
             Ok(Appended::Written) => {}
             Ok(Appended::Capped) => {
                 self.truncated = true;
@@ -368,6 +400,13 @@ impl RunState {
     fn write_journal(&mut self, journal: RunJournal) {
         if self.problem.is_some() {
             return;
+        }
+        // After the spans they belong to: a reader files a point under a span it has seen.
+        let points = journal.step_points();
+        if !points.is_empty() {
+            self.flush();
+            self.shared.pending().bytes.extend_from_slice(&points);
+            self.flush();
         }
         let workflow = journal.workflow.clone();
         let written = journal.records().and_then(|records| {

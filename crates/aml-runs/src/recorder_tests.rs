@@ -197,6 +197,56 @@ fn a_run_keeps_its_journal_with_native_answers_formatted_by_the_writer() {
 }
 
 #[test]
+fn the_writer_makes_the_step_points_the_engine_left_to_it_after_their_spans() {
+    let runs = tempfile::tempdir().unwrap();
+    let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
+    let (run, tap) = recorder.start("r1", meta()).unwrap();
+    let mut tracer = Tracer::default();
+    tracer.set_tap(Some(Box::new(tap)));
+    let span = tracer.open(
+        SpanId::Span(4),
+        Some(SpanId::ROOT),
+        SpanKind::Agent,
+        "Agent".into(),
+        vec![],
+        vec![],
+    );
+    tracer.close(span, None, vec![], vec![]);
+    let mut index = aml_journal::JournalIndex::default();
+    index.record_step_text(0, "agent:c.e0/A.", [1; 32], "hi", Some(4));
+    index.record_text(1, "agent:c.e1/A.", [2; 32], "there");
+    recorder.journal(
+        run,
+        RunJournal {
+            workflow: "wf".into(),
+            count: 2,
+            lines: vec![],
+            native: index.recorded_copy(),
+        },
+    );
+    assert_eq!(recorder.close(run), None);
+    let events = std::fs::read_to_string(runs.path().join("r1/events.jsonl")).unwrap();
+    let records: Vec<Value> = events
+        .lines()
+        .flat_map(|line| serde_json::from_str::<Vec<Value>>(line).unwrap())
+        .collect();
+    let points: Vec<&Value> = records.iter().filter(|r| r[0] == 2).collect();
+    assert_eq!(points.len(), 1, "{events}");
+    assert_eq!(points[0][1], "span-4");
+    assert_eq!(points[0][2], "journal.step");
+    assert_eq!(
+        points[0][4],
+        serde_json::json!({ "key": "agent:c.e0/A.", "kind": "agent" })
+    );
+    let end = records
+        .iter()
+        .position(|r| r[0] == 1 && r[1] == "span-4")
+        .unwrap();
+    let point = records.iter().position(|r| r[0] == 2).unwrap();
+    assert!(end < point, "{events}");
+}
+
+#[test]
 fn a_journal_with_a_missing_native_answer_is_a_problem_not_a_file() {
     let runs = tempfile::tempdir().unwrap();
     let recorder = Recorder::new(runs.path().to_path_buf(), 1 << 20, false).unwrap();
