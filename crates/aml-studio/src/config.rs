@@ -21,4 +21,5 @@ pub struct StudioConfig {
 pub(crate) struct State {
     pub(crate) config: StudioConfig,
     pub(crate) port: u16,
+    pub(crate) reruns: crate::rerun::Reruns,
 }

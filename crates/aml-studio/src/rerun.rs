@@ -3,9 +3,61 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
+use tokio::sync::watch;
+
+/// How long a stopped studio's re-run has to end after SIGTERM before it is killed: what
+/// `aml run` needs to cancel its evaluation, clean up and record the run.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// The re-runs a studio started. They stop with it: each gets SIGTERM, as from Ctrl-C in a
+/// terminal (`aml run` cancels its evaluation, cleans up and records the run as failed), and
+/// the studio is closed only once they ended (`Studio::closed`).
+pub(crate) struct Reruns {
+    stopping: watch::Receiver<bool>,
+    running: watch::Sender<usize>,
+}
+
+impl Reruns {
+    pub(crate) fn new(stopping: watch::Receiver<bool>) -> Reruns {
+        Reruns {
+            stopping,
+            running: watch::Sender::new(0),
+        }
+    }
+
+    /// How many re-runs are running, as a receiver to wait on.
+    pub(crate) fn running(&self) -> watch::Receiver<usize> {
+        self.running.subscribe()
+    }
+}
+
+/// Waits for `child`; once the studio stops, stops it (see [`Reruns`]).
+async fn watch_child(mut child: tokio::process::Child, mut stopping: watch::Receiver<bool>) {
+    let stop = async move {
+        // A dropped sender is a stopped studio too.
+        let _ = stopping.wait_for(|stop| *stop).await;
+    };
+    tokio::select! {
+        _ = child.wait() => return,
+        () = stop => {}
+    }
+    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+        // SAFETY: kill takes no pointers; `pid` is this child's, not yet reaped (wait above
+        // has not returned), so the id cannot name another process.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+    }
+    if tokio::time::timeout(STOP_GRACE, child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+}
 
 /// How to start `aml run`: a program and the arguments before `run` (the CLI passes Node and
 /// its own `bin/aml.js`, so a re-run uses the same installation as the studio).
@@ -16,10 +68,11 @@ pub struct RerunCommand {
 }
 
 /// Starts a re-run of run `id` (metadata `meta`) from journal step `step`; returns the
-/// child's pid. The child is reaped by a task of its own; its output goes to a log file next
-/// to the journal copy.
+/// child's pid. The child is reaped by a task of its own, and stopped with the studio
+/// ([`Reruns`]); its output goes to a log file next to the journal copy.
 pub(crate) fn start(
     command: &RerunCommand,
+    reruns: &Reruns,
     runs: &Path,
     id: &str,
     meta: &Value,
@@ -61,10 +114,14 @@ pub(crate) fn start(
         .stdin(Stdio::null())
         .stdout(log.try_clone().map_err(|e| e.to_string())?)
         .stderr(log);
-    let mut child = child.spawn().map_err(|e| e.to_string())?;
+    let child = child.spawn().map_err(|e| e.to_string())?;
     let pid = child.id().unwrap_or(0);
+    let running = reruns.running.clone();
+    running.send_modify(|n| *n += 1);
+    let stopping = reruns.stopping.clone();
     tokio::spawn(async move {
-        let _ = child.wait().await;
+        watch_child(child, stopping).await;
+        running.send_modify(|n| *n -= 1);
     });
     Ok(pid)
 }

@@ -96,7 +96,7 @@ pub(crate) async fn handle(state: &State, request: Request<Incoming>) -> Reply {
                 Ok(meta) => meta,
                 Err(e) => return error(StatusCode::NOT_FOUND, &e.to_string()),
             };
-            match rerun::start(command, runs, id, &meta, &step) {
+            match rerun::start(command, &state.reruns, runs, id, &meta, &step) {
                 Ok(pid) => json_reply(StatusCode::ACCEPTED, &json!({ "pid": pid })),
                 Err(message) => error(StatusCode::CONFLICT, &message),
             }

@@ -13,11 +13,13 @@ use tokio::sync::watch;
 use crate::config::{State, StudioConfig};
 use crate::routes::handle;
 
-/// A running studio: its port, and `close()` to stop accepting and end its connections.
+/// A running studio: its port, and `close()` to stop accepting, end its connections and
+/// stop its re-runs.
 pub struct Studio {
     pub port: u16,
     stop: watch::Sender<bool>,
     stopped: watch::Receiver<bool>,
+    reruns: watch::Receiver<usize>,
 }
 
 impl Studio {
@@ -26,10 +28,12 @@ impl Studio {
         let _ = self.stop.send(true);
     }
 
-    /// Resolves once the server was closed.
+    /// Resolves once the server was closed and the re-runs it started have ended.
     pub async fn closed(&self) {
         let mut stopped = self.stopped.clone();
         let _ = stopped.wait_for(|stopped| *stopped).await;
+        let mut reruns = self.reruns.clone();
+        let _ = reruns.wait_for(|running| *running == 0).await;
     }
 }
 
@@ -37,9 +41,15 @@ impl Studio {
 pub async fn start(config: StudioConfig) -> std::io::Result<Studio> {
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, config.port))).await?;
     let port = listener.local_addr()?.port();
-    let state = Arc::new(State { config, port });
     let (stop, stopping) = watch::channel(false);
     let stopped = stop.subscribe();
+    let reruns = crate::rerun::Reruns::new(stopping.clone());
+    let running = reruns.running();
+    let state = Arc::new(State {
+        config,
+        port,
+        reruns,
+    });
     tokio::spawn(async move {
         loop {
             let mut waiting = stopping.clone();
@@ -79,5 +89,6 @@ pub async fn start(config: StudioConfig) -> std::io::Result<Studio> {
         port,
         stop,
         stopped,
+        reruns: running,
     })
 }
