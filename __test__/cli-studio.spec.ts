@@ -46,6 +46,36 @@ describe("recording and --from", () => {
     }
   })
 
+  it("a live Tool call names its step too, and --from re-runs from it", async () => {
+    const dir = tempDir("aml-cli-studio-")
+    try {
+      const calls = join(dir.path, "calls.txt")
+      const env = { AML_RECORD: "1", AML_CALLS_FILE: calls }
+      const toolWorkflow = fixture("journaled-tool.tsx")
+      const first = await runCli(["run", toolWorkflow], { cwd: dir.path, env })
+      expect(first.code, first.stderr).toBe(0)
+      expect(readFileSync(calls, "utf8")).toBe("Plan\nlookup abc\nAnswer\n")
+      const runs = join(dir.path, ".aml/runs")
+      const [id] = readdirSync(runs)
+      const records = readFileSync(join(runs, id, "journal"), "utf8").trim().split("\n").slice(1).map((line) => JSON.parse(line))
+      expect(records.map((record) => record.kind)).toEqual(["agent", "tool", "agent"])
+      // The Tool's own span carries its key, as each Agent's does.
+      const trace = readFileSync(join(runs, id, "events.jsonl"), "utf8").trim().split("\n").flatMap((line) => JSON.parse(line))
+      const toolSpan = trace.find((record: any[]) => record[0] === 0 && record[3] === "tool")[1]
+      const step = trace.find((record: any[]) => record[0] === 2 && record[2] === "journal.step" && record[1] === toolSpan)
+      expect(step[4]).toEqual({ key: records[1].key, kind: "tool" })
+
+      const copy = join(dir.path, "copy.journal")
+      copyFileSync(join(runs, id, "journal"), copy)
+      rmSync(calls)
+      const again = await runCli(["run", toolWorkflow, "--journal", copy, "--from", records[1].key], { cwd: dir.path, env })
+      expect(again.code, again.stderr).toBe(0)
+      expect(readFileSync(calls, "utf8")).toBe("lookup abc\nAnswer\n")
+    } finally {
+      dir.remove()
+    }
+  })
+
   it("--trace shows a recorded run as an unrecorded one: the recorder's journal steps are its own", async () => {
     const dir = tempDir("aml-cli-studio-")
     try {

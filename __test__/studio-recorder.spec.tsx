@@ -5,7 +5,7 @@ import { join } from "node:path"
 
 import { afterEach, describe, expect, it, vi } from "vitest"
 
-import { Agent, AmlRuntime, recordRuns } from "@aml-jsx/sdk"
+import { Agent, AmlRuntime, createMemoryJournal, evaluate, recordRuns } from "@aml-jsx/sdk"
 import { DeterministicAgentProvider } from "@aml-jsx/sdk/testing"
 
 import { tempDir } from "./support/processes.js"
@@ -145,6 +145,35 @@ describe("recordRuns", () => {
     const [id] = readdirSync(runs)
     expect(meta(runs, id)).toMatchObject({ status: "success", counts: { agent: 1 } })
     expect(records(runs, id).at(-1)?.slice(0, 2)).toEqual([1, "trace-0"])
+  })
+
+  it("keeps aml run's own journal: its one-call Agents' step points are the record's, made by its writer", async () => {
+    const runs = runsDir()
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const journal = createMemoryJournal()
+    // What `aml run` hands over without --journal (lib/cli/run-record.js).
+    const context = { meta: { workflow: "fan.tsx" }, journal: { journal, workflow: "fan.tsx#default", implicit: true } }
+    const stop = recordRuns(runtime, { dir: runs, [Symbol.for("@aml-jsx/sdk/run-record-context")]: context } as any)
+    const listened: any[] = []
+    runtime.on("trace", (event) => void listened.push(event))
+    let runId = ""
+    runtime.on("start", (event) => void (runId = event.runId))
+    function Fan() {
+      return Promise.all(["a", "b", "c"].map((prompt) => evaluate(<Agent>{prompt}</Agent>))).then((parts) => parts.join(","))
+    }
+    expect(await runtime.evaluate(<Fan />, { journal })).toBe("answer to a,answer to b,answer to c")
+    await stop()
+    const entries = journal.entries()
+    expect(entries.map((entry) => entry.value.text)).toEqual(["answer to a", "answer to b", "answer to c"])
+    const all = records(runs, runId)
+    const agentSpans = all.filter((record) => record[0] === 0 && record[3] === "agent").map((record) => record[1])
+    const steps = all.filter((record) => record[0] === 2 && record[2] === "journal.step")
+    expect(steps.map((record) => record[1])).toEqual(agentSpans)
+    expect(steps.map((record) => record[4])).toEqual(entries.map((entry) => ({ key: entry.key, kind: "agent" })))
+    // Each point comes after its span's end, where a reader files it under a span it has seen.
+    for (const step of steps) expect(all.findIndex((record) => record[0] === 1 && record[1] === step[1])).toBeLessThan(all.indexOf(step))
+    expect(listened.some((event) => event.name === "journal.step")).toBe(false)
+    expect(readFileSync(join(runs, runId, "journal"), "utf8").trim().split("\n")).toHaveLength(4)
   })
 
   it("refuses what is not an AmlRuntime", () => {

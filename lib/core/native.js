@@ -205,6 +205,7 @@ export const {
   journalStep,
   journalStepTake,
   journalToolKey,
+  journalToolStep,
   liveJournalIndexes,
 } = binding
 export const { journalAgent, journalIndexAdd, journalLocalText, journalRecordFinish, journalRecordText } = binding.journalHotPath()

@@ -2,7 +2,8 @@
 // by the component's position and the ordinal of the call within it, replayed when the input
 // digest matches. A replayed call still opens and closes its `tool` span (with
 // `journal.replayed: true`) and resolves with a frozen copy of the recorded output; the
-// executor does not run.
+// executor does not run. A live call's span names its key with a `journal.step` point, as
+// a live Agent's does, so the studio can re-run from it (docs/STUDIO.md).
 
 import { toolDigest } from "./digest.js"
 import { snapshotJson } from "../schema/stable-json.js"
@@ -31,7 +32,7 @@ export async function callJournaledTool(domain, task, port, input) {
     return output
   }
   if (recorded !== undefined) session.diverged(parentSpanId, undefined, "tool", key)
-  const output = await runToolSpan(domain, port, input, parentSpanId, domain.signal)
+  const output = await runToolSpan(domain, port, input, parentSpanId, domain.signal, key)
   const pending = session.record(key, "tool", digest, { output })
   if (pending !== undefined) await pending
   return output

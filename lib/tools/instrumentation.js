@@ -6,6 +6,7 @@
 // The port does the validation (lib/tools/tool.js); it may come from another SDK copy.
 
 import { masked } from "../core/component-scope.js"
+import { journalToolStep } from "../core/native.js"
 import { EvaluationError } from "../errors/errors.js"
 import { inSpan } from "../observability/span-runner.js"
 import { jsonText } from "../schema/stable-json.js"
@@ -41,17 +42,18 @@ function contentOf(domain, name, snapshot) {
  * Runs `port` with `input` under a new `tool` span whose parent is `parentSpanId`.
  * `signal` is what the executor receives; it and the evaluation's signal cancel the call.
  * Not async: a synchronous Tool settles its span at once and costs one promise. Never
- * throws: every failure rejects.
+ * throws: every failure rejects. `stepKey`: the journal key of a live journaled call
+ * (lib/journal/tool.js), which its span then names (a `journal.step` point).
  */
-export function runToolSpan(domain, port, input, parentSpanId, signal) {
+export function runToolSpan(domain, port, input, parentSpanId, signal, stepKey) {
   try {
-    return startToolSpan(domain, port, input, parentSpanId, signal)
+    return startToolSpan(domain, port, input, parentSpanId, signal, stepKey)
   } catch (error) {
     return Promise.reject(error)
   }
 }
 
-function startToolSpan(domain, port, input, parentSpanId, signal) {
+function startToolSpan(domain, port, input, parentSpanId, signal, stepKey) {
   // The transport snapshot is taken before the span opens so the span can carry it; a
   // failure still gets its span, which then fails with the ToolInputError (§2.3).
   let snapshot
@@ -66,6 +68,10 @@ function startToolSpan(domain, port, input, parentSpanId, signal) {
     sensitive === undefined && typeof parentSpanId === "string"
       ? openPlainToolSpan(domain, port.name, parentSpanId)
       : domain.openSpan("tool", port.name, parentSpanId, { sensitive })
+  if (stepKey !== undefined && domain.tracing && typeof parentSpanId === "string") {
+    journalToolStep(domain.native.id, spanId, parentSpanId, stepKey)
+    domain.flushTrace()
+  }
   const evaluation = domain.signal
   let running
   try {

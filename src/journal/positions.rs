@@ -28,6 +28,21 @@ pub fn journal_enable(domain: u32) -> Result<()> {
     })
 }
 
+/// The `journal.step` point of a live callable-Tool call at `key` on its span `span_id`
+/// (child of `parent`): what lets the studio re-run from it (docs/STUDIO.md); the recorder's
+/// alone while the steps are private, as an Agent's.
+#[napi]
+pub fn journal_tool_step(domain: u32, span_id: String, parent: String, key: String) -> Result<()> {
+    guard(|| {
+        let span = crate::evaluation::spans::span_id(&span_id)?;
+        let parent = crate::evaluation::spans::span_id(&parent)?;
+        registry::with(domain, |d| {
+            d.journal_span_point(span, Some(parent), "journal.step", &key, "tool");
+            Ok(())
+        })
+    })
+}
+
 /// The key of the next callable-Tool call from the component on top of `task`.
 #[napi]
 pub fn journal_tool_key(domain: u32, task: u32) -> Result<String> {

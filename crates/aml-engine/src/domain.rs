@@ -100,6 +100,11 @@ impl Domain {
         self.shared.tracer.set_content(content);
     }
 
+    /// Whether records are made (a JS consumer or a tap is there).
+    pub fn tracing(&self) -> bool {
+        self.shared.tracer.enabled()
+    }
+
     pub fn trace_pending(&self) -> bool {
         self.shared.tracer.has_pending()
     }

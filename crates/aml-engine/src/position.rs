@@ -15,6 +15,7 @@ use crate::error::EvalError;
 use crate::frame::Frame;
 use crate::journal_tables::{JournalStep, Positions, SparePositions};
 use crate::primitive::NodeKind;
+use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::Task;
 use crate::trace::AttrValue;
@@ -301,20 +302,36 @@ impl Domain {
     fn journal_point(&mut self, id: TaskId, name: &str, key: &str) -> Result<(), EvalError> {
         let (_, shared) = self.parts(id)?;
         if shared.tracer.enabled() {
-            let private = self.private_steps && name == "journal.step";
             let plan = self.agent_plan(id)?;
             let (span, parent) = (plan.span_id, plan.parent_span);
-            let attributes = vec![
-                ("key".into(), AttrValue::Text(key.to_string())),
-                ("kind".into(), AttrValue::Text("agent".to_string())),
-            ];
-            if private {
-                self.tap_point(span, Some(parent), name.into(), attributes);
-            } else {
-                self.point(span, Some(parent), name.into(), attributes, vec![]);
-            }
+            self.journal_span_point(span, Some(parent), name, key, "agent");
         }
         Ok(())
+    }
+
+    /// A journal point event `name` on `span` for the step of `kind` (`agent`, `tool`) at
+    /// `key`; a `journal.step` point goes to the tap alone while the steps are private
+    /// ([`Domain::set_private_steps`]). Built only while tracing.
+    pub fn journal_span_point(
+        &mut self,
+        span: SpanId,
+        parent: Option<SpanId>,
+        name: &str,
+        key: &str,
+        kind: &str,
+    ) {
+        if !self.tracing() {
+            return;
+        }
+        let attributes = vec![
+            ("key".into(), AttrValue::Text(key.to_string())),
+            ("kind".into(), AttrValue::Text(kind.to_string())),
+        ];
+        if self.private_steps && name == "journal.step" {
+            self.tap_point(span, parent, name.into(), attributes);
+        } else {
+            self.point(span, parent, name.into(), attributes, vec![]);
+        }
     }
 }
 

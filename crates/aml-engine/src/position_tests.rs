@@ -156,6 +156,32 @@ fn private_steps_reach_the_tap_and_not_the_listeners() {
 }
 
 #[test]
+fn a_tool_call_step_point_names_its_kind_and_is_private_like_an_agents() {
+    for private in [true, false] {
+        let kept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut d = Domain::new(Limits::default());
+        d.set_tracing(true);
+        d.set_trace_tap(Some(Box::new(Kept(kept.clone()))));
+        d.set_private_steps(private);
+        d.open_root();
+        d.journal_span_point(
+            crate::SpanId::Span(9),
+            Some(crate::SpanId::ROOT),
+            "journal.step",
+            "tool:c.t0",
+            "tool",
+        );
+        let listened = format!("{:?}", d.drain_trace());
+        let tapped = format!("{:?}", kept.borrow());
+        assert!(
+            tapped.contains("tool:c.t0") && tapped.contains("\"tool\""),
+            "{tapped}"
+        );
+        assert_eq!(listened.contains("tool:c.t0"), !private, "{listened}");
+    }
+}
+
+#[test]
 fn appending_a_sibling_keeps_earlier_positions() {
     let two = agent_positions(2);
     let three = agent_positions(3);
