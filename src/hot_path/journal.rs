@@ -337,35 +337,36 @@ fn record_pending(d: &mut Domain, index: u32, task: u32, slot: u32, answer: &str
 
 const NO_STEP: &str = "AML journal step is not pending";
 
-/// `[key, digest]` of the pending journal step of the Agent on top of `task` (see
-/// `Step::Facade`), for the paths that need them as text: a divergence event, a replay in
-/// the facade, recording into a journal object of the application's.
-#[napi]
-pub fn journal_step(domain: u32, task: u32) -> Result<Vec<String>> {
-    crate::boundary::guard::guard(|| {
-        registry::with(domain, |d| {
-            let step = d
-                .journal_step(task)
-                .ok_or_else(|| Error::from_reason(NO_STEP))?;
-            Ok(vec![step.key.clone(), aml_journal::hex(&step.digest)])
-        })
-    })
-}
-
-/// [`journal_step`], and the step is no longer pending: the facade records it itself (a
-/// recording-only evaluation's one-call answer with usage, src/hot_path/recorded_steps.rs).
-#[napi]
-pub fn journal_step_take(domain: u32, task: u32) -> Result<Vec<String>> {
+/// `[key, digest]` of the pending journal step of the Agent on top of `task`; with `end`, the
+/// step is no longer pending.
+fn step_identity(domain: u32, task: u32, end: bool) -> Result<Vec<String>> {
     crate::boundary::guard::guard(|| {
         registry::with(domain, |d| {
             let step = d
                 .journal_step(task)
                 .ok_or_else(|| Error::from_reason(NO_STEP))?;
             let identity = vec![step.key.clone(), aml_journal::hex(&step.digest)];
-            d.end_journal_step(task);
+            if end {
+                d.end_journal_step(task);
+            }
             Ok(identity)
         })
     })
+}
+
+/// `[key, digest]` of the pending journal step of the Agent on top of `task` (see
+/// `Step::Facade`), for the paths that need them as text: a divergence event, a replay in
+/// the facade, recording into a journal object of the application's.
+#[napi]
+pub fn journal_step(domain: u32, task: u32) -> Result<Vec<String>> {
+    step_identity(domain, task, false)
+}
+
+/// [`journal_step`], and the step is no longer pending: the facade records it itself (a
+/// recording-only evaluation's one-call answer with usage, src/hot_path/recorded_steps.rs).
+#[napi]
+pub fn journal_step_take(domain: u32, task: u32) -> Result<Vec<String>> {
+    step_identity(domain, task, true)
 }
 
 /// `[key, digest, text]` of the answer recorded natively at `slot` of journal index `index`

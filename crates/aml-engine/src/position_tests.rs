@@ -132,15 +132,23 @@ fn a_live_step_names_its_key_only_while_tracing() {
 
 use crate::trace::tests::Kept;
 
+type KeptRecords = std::rc::Rc<std::cell::RefCell<Vec<crate::TraceRecord>>>;
+
+/// A traced domain with a keeping tap, its root open, its steps private or not.
+fn tapped_domain(private: bool) -> (Domain, KeptRecords) {
+    let kept = KeptRecords::default();
+    let mut d = Domain::new(Limits::default());
+    d.set_tracing(true);
+    d.set_trace_tap(Some(Box::new(Kept(kept.clone()))));
+    d.set_private_steps(private);
+    d.open_root();
+    (d, kept)
+}
+
 #[test]
 fn private_steps_reach_the_tap_and_not_the_listeners() {
     for private in [true, false] {
-        let kept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-        let mut d = Domain::new(Limits::default());
-        d.set_tracing(true);
-        d.set_trace_tap(Some(Box::new(Kept(kept.clone()))));
-        d.set_private_steps(private);
-        d.open_root();
+        let (mut d, kept) = tapped_domain(private);
         let t = d.new_task(None).unwrap();
         d.node(t, 2, NodeKind::Primitive(Primitive::Agent as u8), "Agent")
             .unwrap();
@@ -158,12 +166,7 @@ fn private_steps_reach_the_tap_and_not_the_listeners() {
 #[test]
 fn a_tool_call_step_point_names_its_kind_and_is_private_like_an_agents() {
     for private in [true, false] {
-        let kept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-        let mut d = Domain::new(Limits::default());
-        d.set_tracing(true);
-        d.set_trace_tap(Some(Box::new(Kept(kept.clone()))));
-        d.set_private_steps(private);
-        d.open_root();
+        let (mut d, kept) = tapped_domain(private);
         d.journal_span_point(
             crate::SpanId::Span(9),
             Some(crate::SpanId::ROOT),
