@@ -117,6 +117,33 @@ describe("a recording-only journal (an empty memory journal)", () => {
     expect(journal.entries().map((entry) => entry.key)).toEqual(keys)
   })
 
+  it("keeps recording when another evaluation starts on the same journal meanwhile", async () => {
+    // Not supported (docs/JOURNAL.md: one run at a time), but nothing is lost or fails: the
+    // second finds an entry (not recording-only) while the first still records natively.
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const provider = {
+      name: "p",
+      async run(request: any) {
+        // The first evaluation records one answer, then waits with the other in flight.
+        if (request.prompt === "slow 2") await gate
+        return { text: `<${request.prompt}>` }
+      },
+    }
+    const runtime = new AmlRuntime({ agentProvider: provider })
+    const journal = createMemoryJournal()
+    function Two({ tag }: { tag: string }) {
+      return Promise.all([evaluate(<Agent>{`${tag} 1`}</Agent>), evaluate(<Agent>{`${tag} 2`}</Agent>)]).then((parts) => parts.join(","))
+    }
+    const first = runtime.evaluate(<Two tag="slow" />, { journal })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const second = runtime.evaluate(<Two tag="fast" />, { journal })
+    await expect(second).resolves.toBe("<fast 1>,<fast 2>")
+    release()
+    await expect(first).resolves.toBe("<slow 1>,<slow 2>")
+    expect(journal.entries().map((entry) => entry.value.text).sort()).toEqual(["<fast 1>", "<fast 2>", "<slow 1>", "<slow 2>"])
+  })
+
   it("counts real calls against maxAgentCalls with the documented message", async () => {
     const { calls, provider } = counting()
     const runtime = new AmlRuntime({ agentProvider: provider, maxAgentCalls: 2 })

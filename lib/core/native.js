@@ -199,7 +199,6 @@ export const {
   journalIndexRecorded,
   journalIndexSlot,
   journalIndexSlots,
-  journalIndexStopNumbering,
   journalMarkReplayed,
   journalRecordInto,
   journalStep,

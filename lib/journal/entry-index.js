@@ -13,7 +13,6 @@ import {
   journalIndexFileRecorded,
   journalIndexRecorded,
   journalIndexSlots,
-  journalIndexStopNumbering,
   journalRecordFinish,
   journalRecordText,
 } from "../core/native.js"
@@ -80,9 +79,10 @@ export class JournalIndex {
     /** Set by the memory journal: the runtime records with record(), not append(). */
     this.deferred = false
     /**
-     * Set while the native index numbers the slots (a recording-only evaluation,
-     * lib/journal/session.js): the engine then records one-call Agents with no call of
-     * ours, so `list` catches up (catchUp) before it is read or appended to.
+     * Set once the native index numbers the slots (since a recording-only evaluation,
+     * lib/journal/session.js; for good, so an evaluation still recording is never cut off
+     * by another one starting): the engine records one-call Agents with no call of ours,
+     * so `list` catches up (catchUp) before it is read or appended to.
      */
     this.numbered = false
   }
@@ -101,13 +101,6 @@ export class JournalIndex {
     while (this.list.length < slot) this.list.push(NATIVE)
   }
 
-  /** The native index passes slots back to us (every numbered slot is in `list`). */
-  stopNumbering() {
-    if (!this.numbered) return
-    this.catchUp()
-    journalIndexStopNumbering(this.id)
-    this.numbered = false
-  }
 
   /**
    * Appends `entry`. It is filed when the next evaluation starts (sync): a recording run
@@ -188,7 +181,7 @@ export class JournalIndex {
 
   /** Files the entries appended since the last sync (a later entry for a key wins). */
   sync() {
-    this.stopNumbering()
+    this.catchUp()
     const list = this.list
     for (let slot = this.indexed; slot < list.length; slot++) {
       const entry = list[slot]

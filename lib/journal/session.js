@@ -45,6 +45,7 @@ export class JournalSession {
       this.index = kept
       if (kept.deferred) {
         this.recorder = kept
+        // Caught up by sync(): an empty list is an index with nothing recorded.
         if (kept.list.length === 0) {
           journalRecordInto(this.domain.native.id, kept.id, 0)
           kept.numbered = true

@@ -69,13 +69,15 @@ pub(crate) fn record(d: &mut Domain, task: u32, answer: &str) -> Result<()> {
 }
 
 /// Makes evaluation `domain` recording-only into journal index `index`, which numbers its
-/// slots from `from` on (lib/journal/session.js decides: a built-in memory journal with no
-/// entries).
+/// slots from `from` on unless it already does (lib/journal/session.js decides: a built-in
+/// memory journal with no entries).
 #[napi]
 pub fn journal_record_into(domain: u32, index: u32, from: u32) -> Result<()> {
     guard(|| {
         journal_index::with(index, |journal| {
-            journal.number_slots(from);
+            if journal.slots().is_none() {
+                journal.number_slots(from);
+            }
             Ok(())
         })?;
         registry::with(domain, |d| {

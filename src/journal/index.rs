@@ -80,14 +80,3 @@ pub fn journal_index_slots(index: u32, take: bool) -> Result<i64> {
         })
     })
 }
-
-/// Index `index` stops numbering its slots (the facade's list caught up with them).
-#[napi]
-pub fn journal_index_stop_numbering(index: u32) -> Result<()> {
-    guard(|| {
-        with(index, |journal| {
-            journal.stop_numbering();
-            Ok(())
-        })
-    })
-}

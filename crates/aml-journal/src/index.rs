@@ -181,11 +181,6 @@ impl JournalIndex {
         Some(slot)
     }
 
-    /// The facade passes slots in again (its list caught up with every numbered slot).
-    pub fn stop_numbering(&mut self) {
-        self.next_slot = None;
-    }
-
     /// How many slots the list has while this index numbers them (None otherwise).
     pub fn slots(&self) -> Option<u32> {
         self.next_slot
@@ -366,7 +361,7 @@ mod tests {
     }
 
     #[test]
-    fn numbered_slots_follow_from_where_they_start_until_stopped() {
+    fn numbered_slots_follow_from_where_they_start() {
         let mut index = JournalIndex::default();
         assert_eq!(index.take_slot(), None);
         assert_eq!(index.slots(), None);
@@ -374,9 +369,6 @@ mod tests {
         assert_eq!(index.take_slot(), Some(3));
         assert_eq!(index.take_slot(), Some(4));
         assert_eq!(index.slots(), Some(5));
-        index.stop_numbering();
-        assert_eq!(index.take_slot(), None);
-        assert_eq!(index.slots(), None);
     }
 
     #[test]
