@@ -325,8 +325,8 @@ fn record_pending(d: &mut Domain, index: u32, task: u32, slot: u32, answer: &str
         .journal_step(task)
         .ok_or_else(|| Error::from_reason(NO_STEP))?;
     journal_index::with(index, |journal| {
-        // While the index numbers the slots (a recording-only evaluation), the facade's list
-        // caught up with it just before this call: the next slot is the one it passed.
+        // Once the index numbers the slots (since a recording-only evaluation), the facade's
+        // list caught up with it just before this call: the next slot is the one it passed.
         let slot = journal.take_slot().unwrap_or(slot);
         journal.record_text(slot, &step.key, step.digest, answer);
         Ok(())

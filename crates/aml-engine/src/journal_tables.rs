@@ -38,3 +38,16 @@ pub(crate) struct Positions {
 /// no allocation for its origin or key once a first evaluation of that size ran.
 #[derive(Debug)]
 pub struct SparePositions(pub(crate) Box<Positions>);
+
+/// The attributes of a journal point event (`journal.step`, `journal.replay`): the step's
+/// `key` and its `kind` (`agent`, `tool`). One layout for the engine's points and the ones a
+/// run recorder's writer makes for the engine (crates/aml-runs, `RunJournal::step_points`).
+pub fn journal_point_attributes(key: &str, kind: &str) -> crate::trace::Attributes {
+    vec![
+        ("key".into(), crate::trace::AttrValue::Text(key.to_string())),
+        (
+            "kind".into(),
+            crate::trace::AttrValue::Text(kind.to_string()),
+        ),
+    ]
+}

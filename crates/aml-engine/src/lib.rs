@@ -47,7 +47,7 @@ pub use capture::{AgentPlan, McpGrant, McpKind, SkillGrant, ToolGrant};
 pub use domain::{Domain, Policy, TaskId};
 pub use error::EvalError;
 pub use identity::Identity;
-pub use journal_tables::{JournalStep, SparePositions};
+pub use journal_tables::{journal_point_attributes, JournalStep, SparePositions};
 pub use js_text::js_trim;
 pub use json_schema::json_schema_problem;
 pub use limits::Limits;

@@ -18,7 +18,6 @@ use crate::primitive::NodeKind;
 use crate::span_id::SpanId;
 use crate::step::Step;
 use crate::task::Task;
-use crate::trace::AttrValue;
 
 impl AgentPlan {
     /// The provider's name (the Agent's span attribute; a journal digest part).
@@ -323,10 +322,7 @@ impl Domain {
         if !self.tracing() {
             return;
         }
-        let attributes = vec![
-            ("key".into(), AttrValue::Text(key.to_string())),
-            ("kind".into(), AttrValue::Text(kind.to_string())),
-        ];
+        let attributes = crate::journal_tables::journal_point_attributes(key, kind);
         if self.private_steps && name == "journal.step" {
             self.tap_point(span, parent, name.into(), attributes);
         } else {

@@ -21,7 +21,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use aml_engine::{AttrValue, SpanId, SpanKind, TraceRecord, TraceTap};
+use aml_engine::{SpanId, SpanKind, TraceRecord, TraceTap};
 use serde_json::{Map, Value};
 
 use crate::handover::{decode, encode};
@@ -64,10 +64,7 @@ impl RunJournal {
                 timestamp: 0.0,
                 at,
                 name: "journal.step".into(),
-                attributes: vec![
-                    ("key".into(), AttrValue::Text(step.key.to_string())),
-                    ("kind".into(), AttrValue::Text("agent".into())),
-                ],
+                attributes: aml_engine::journal_point_attributes(step.key, "agent"),
                 sensitive: vec![],
             };
             encode(&mut out, &point, false);
